@@ -1,0 +1,34 @@
+# The README's commands. Each one creates the virtual environment and installs what it needs.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test lint bench clean
+
+$(STAMP): pyproject.toml Makefile
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	# torch first, pinned: an unpinned torch would pull a multi-GB CUDA build.
+	$(PY) -m pip install --quiet torch==2.13.0
+	$(PY) -m pip install --quiet -e ".[train,dev]"
+	touch $(STAMP)
+
+## The main job: play a few full games between random agents, print them, write and check their records.
+demo: $(STAMP)
+	$(VENV)/bin/smear-records --games 3 --seed 0 --print --out runs/demo/records.jsonl
+	$(VENV)/bin/smear-records --check runs/demo/records.jsonl
+
+## The whole default test suite (lint included).
+test: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(PY) -m pytest -n 2 -q
+
+## Speed figures (installs the benchmark-only extras).
+bench: $(STAMP)
+	$(PY) -m pip install --quiet -e ".[bench]"
+	$(PY) benchmarks/bench_env.py
+
+clean:
+	rm -rf $(VENV) runs .pytest_cache .ruff_cache

@@ -1,0 +1,219 @@
+"""``smear_v0``: Four Point Northeastern Wisconsin Smear as a PettingZoo AEC environment.
+
+====================  ==========================================================
+Import                ``import smear_env; env = smear_env.env()``
+Agents                ``player_0`` .. ``player_3`` (seats 0-3; teams 0/2 and 1/3)
+Action space          ``Discrete(72)`` (table below; ``smear_env.actions``)
+Observation space     ``Dict(observation=Box(-1, 1, ({obs_dim},), float32), action_mask=Box(0, 1, (72,), int8))``
+State shape           ``({state_dim},)`` full information, for centralized critics
+====================  ==========================================================
+
+Observation
+-----------
+Encoded only from the acting seat's :class:`smear_env.SeatView` (what RULES.md lets
+it know). Seats are relative to the observer: 0 = me, 1 = left, 2 = partner,
+3 = right. The layout (``python -m smear_env.observer`` prints it from the code)::
+
+{layout}
+
+Action
+------
+One fixed table for every phase (``python -m smear_env.actions`` prints all 72)::
+
+    0      pass              1-3    bid 2, 3, 4
+    4-7    trump C, D, H, S  8-39   discard card 0-31
+    40-71  play card 0-31    (card = suit * 8 + rank, suits CDHS, ranks 789TJQKA)
+
+An illegal action raises :class:`smear_env.IllegalActionError` naming the seat, the
+phase, the action and the legal actions, and leaves the game unchanged.
+``env(illegal_action="terminate")`` instead ends the episode with ``-1`` for the
+offender (PettingZoo's ``TerminateIllegalWrapper``).
+
+Rewards
+-------
+Team-shared (partners always get the same reward). ``reward="game"`` (default):
++1 / -1 when a team wins the game, 0 on truncation. ``reward="hand"``: after every
+scored hand, the team's own score change. ``reward="margin"``: the team's score
+change minus the other team's.
+
+Episodes
+--------
+``episode="game"`` (default): one game to ``target_score``. ``episode="hand"``: one
+scored hand (redeals continue the episode). A game reaching ``max_hands`` dealt
+hands without a winner is truncated (R16).
+
+Rule settings
+-------------
+``kitty_size`` (0-3, default 3), ``stick_the_dealer``, ``high_low_in_play``,
+``win_only_on_made_bid`` (bools, default False), ``defender_cap`` (int or None),
+``target_score`` (15), ``max_hands`` (200). See :class:`smear_env.Rules`.
+
+Version history
+---------------
+* v0: first release.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from .actions import NUM_ACTIONS
+from .game import Game, Phase
+from .observer import OBS_DIM, STATE_DIM, encode, layout_table
+from .observer import state as global_state
+from .records import write_records
+from .render import render_table
+from .rules import Rules
+from .view import seat_view
+
+__doc__ = (
+    __doc__.replace("{layout}", "\n".join("    " + line for line in layout_table().splitlines()))
+    .replace("{obs_dim}", str(OBS_DIM))
+    .replace("{state_dim}", str(STATE_DIM))
+)
+
+EPISODES = ("game", "hand")
+REWARDS = ("game", "hand", "margin")
+
+
+def env(illegal_action: str = "raise", **kwargs: Any) -> AECEnv:
+    """The wrapped ``smear_v0`` env; ``illegal_action`` is ``"raise"`` or ``"terminate"``."""
+    if illegal_action not in ("raise", "terminate"):
+        raise ValueError(f"illegal_action={illegal_action!r}: allowed are 'raise' and 'terminate'")
+    environment: AECEnv = raw_env(**kwargs)
+    if illegal_action == "terminate":
+        environment = wrappers.TerminateIllegalWrapper(environment, illegal_reward=-1)
+    environment = wrappers.AssertOutOfBoundsWrapper(environment)
+    return wrappers.OrderEnforcingWrapper(environment)
+
+
+class raw_env(AECEnv):
+    """The unwrapped ``smear_v0`` AEC env (see the module docstring)."""
+
+    metadata = {"render_modes": ["human", "ansi"], "name": "smear_v0", "is_parallelizable": False, "render_fps": 1}
+
+    def __init__(
+        self,
+        render_mode: str | None = None,
+        episode: str = "game",
+        reward: str = "game",
+        keep_records: bool = False,
+        **rule_settings: Any,
+    ) -> None:
+        super().__init__()
+        if render_mode not in (None, *self.metadata["render_modes"]):
+            raise ValueError(f"render_mode={render_mode!r}: allowed are None, 'human', 'ansi'")
+        if episode not in EPISODES:
+            raise ValueError(f"episode={episode!r}: allowed are {EPISODES}")
+        if reward not in REWARDS:
+            raise ValueError(f"reward={reward!r}: allowed are {REWARDS}")
+        if episode == "hand" and reward == "game":
+            raise ValueError("reward='game' needs episode='game'; with episode='hand' use reward='hand' or 'margin'")
+        self.rules = Rules.from_dict(rule_settings)
+        self.render_mode = render_mode
+        self.episode = episode
+        self.reward_mode = reward
+        self.keep_records = keep_records
+        self.possible_agents = [f"player_{i}" for i in range(4)]
+        self.agents = list(self.possible_agents)
+        obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(-1.0, 1.0, (OBS_DIM,), np.float32),
+                "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
+            }
+        )
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
+        self.state_space = spaces.Box(-1.0, 1.0, (STATE_DIM,), np.float32)
+        self.records: list[dict[str, Any]] = []
+        self._rng: np.random.Generator | None = None
+        self.game: Game | None = None
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        if seed is not None or self._rng is None:
+            self._rng = np.random.default_rng(seed)
+        game_id = f"smear-{int(self._rng.integers(2**48)):012x}"
+        self.game = Game(self.rules, self._rng, game_id=game_id)
+        self.agents = list(self.possible_agents)
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        self.agent_selection = self.possible_agents[self.game.to_act]
+        self._records_start = len(self.records)
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = int(agent[-1])
+        game = self.game
+        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        if game.to_act == seat and game.phase != Phase.GAME_OVER:
+            mask[game.legal_actions()] = 1
+        return {"observation": encode(seat_view(game, seat)), "action_mask": mask}
+
+    def state(self) -> np.ndarray:
+        """The full-information vector (see ``smear_env.observer.state``)."""
+        return global_state(self.game)
+
+    def step(self, action: int) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        game = self.game
+        hands_before = len(game.records)
+        scores_before = list(game.scores)
+        game.step(action)
+        self._cumulative_rewards[agent] = 0.0
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        if len(game.records) > hands_before:
+            if self.keep_records:
+                self.records.extend(game.records[hands_before:])
+            scored = not game.records[-1]["redeal"]
+            change = [game.scores[t] - scores_before[t] for t in (0, 1)]
+            if scored and self.reward_mode != "game":
+                for a in self.agents:
+                    team = int(a[-1]) & 1
+                    r = change[team] - (change[1 - team] if self.reward_mode == "margin" else 0)
+                    self.rewards[a] = float(r)
+            if game.winner is not None:
+                if self.reward_mode == "game":
+                    for a in self.agents:
+                        self.rewards[a] = 1.0 if int(a[-1]) & 1 == game.winner else -1.0
+                self.terminations = dict.fromkeys(self.agents, True)
+            elif game.truncated:
+                self.truncations = dict.fromkeys(self.agents, True)
+            elif self.episode == "hand" and scored:
+                self.terminations = dict.fromkeys(self.agents, True)
+        self._accumulate_rewards()
+        self.agent_selection = self.possible_agents[game.to_act]
+        if self.render_mode == "human":
+            self.render()
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            return None
+        text = render_table(self.game)
+        if self.render_mode == "ansi":
+            return text
+        print(text + "\n")
+        return None
+
+    def write_records(self, path: str) -> int:
+        """Write hand records (RECORDS.md) atomically: every game played with ``keep_records=True``,
+        otherwise the current game's."""
+        return write_records(self.records if self.keep_records else self.game.records, path)
+
+    def close(self) -> None:
+        pass

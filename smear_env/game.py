@@ -1,0 +1,405 @@
+"""The Smear rules engine: one game to the target score, one action at a time.
+
+Plain Python (numpy only for the random generator). Every rule of RULES.md lives
+here; the PettingZoo env, the batched engine's parity test, the record checker and
+the search agents all drive this class. Actions are the ids of ``smear_env.actions``.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+from typing import Any
+
+import numpy as np
+
+from .actions import (
+    BID_BASE,
+    DISCARD_BASE,
+    MAX_BID,
+    MIN_BID,
+    NUM_ACTIONS,
+    PASS,
+    PLAY_BASE,
+    TRUMP_BASE,
+    action_name,
+    bid_action,
+)
+from .cards import ACE, ALL_CARDS, GAME_COUNT, JACK, NUM_CARDS, SEVEN, SUITS
+from .rules import Rules
+
+HAND_SIZE = 6
+KITTY_CARDS = 8
+TRICKS_PER_HAND = 6
+SCHEMA = "smear-hand/1"
+
+
+class Phase(IntEnum):
+    """Where a hand is: whose turn means what."""
+
+    BID = 0
+    TRUMP = 1
+    DISCARD = 2
+    PLAY = 3
+    GAME_OVER = 4
+
+
+class IllegalActionError(ValueError):
+    """An action that the rules do not allow now; the game is left unchanged."""
+
+
+def team_of(seat: int) -> int:
+    """R2: seats 0 and 2 are team 0, seats 1 and 3 team 1."""
+    return seat & 1
+
+
+def trick_winner(plays: list[tuple[int, int]], trump: int) -> int:
+    """R12: the seat whose card wins a trick of (seat, card) plays."""
+    led = plays[0][1] >> 3
+    best_seat, best_card = plays[0]
+    for seat, card in plays[1:]:
+        suit, best_suit = card >> 3, best_card >> 3
+        if suit == best_suit:
+            if card > best_card:
+                best_seat, best_card = seat, card
+        elif suit == trump or (best_suit != trump and suit == led):
+            best_seat, best_card = seat, card
+    return best_seat
+
+
+def score_hand(
+    rules: Rules,
+    trump: int,
+    tricks: list[tuple[int, list[tuple[int, int]], int]],
+    bidder: int,
+    discards: list[int],
+) -> tuple[dict[str, int | None], list[int]]:
+    """R13: the four points of a played hand and each team's game-count.
+
+    ``tricks`` are (leader, plays, winner). Returns ({"high", "low", "jack", "game"} ->
+    team or None, [game_count team 0, game_count team 1]).
+    """
+    played_by = {}
+    won_by = {}
+    game_count = [0, 0]
+    for _, plays, winner in tricks:
+        for seat, card in plays:
+            played_by[card] = seat
+            won_by[card] = winner
+            game_count[winner & 1] += GAME_COUNT[card]
+    for card in discards:
+        game_count[bidder & 1] += GAME_COUNT[card]
+    base = trump * 8
+    trumps_played = [c for c in played_by if c >> 3 == trump]
+    if rules.high_low_in_play:
+        high_card: int | None = max(trumps_played)
+        low_card: int | None = min(trumps_played)
+    else:
+        high_card, low_card = base + ACE, base + SEVEN
+    jack = base + JACK
+    points: dict[str, int | None] = {
+        "high": played_by[high_card] & 1 if high_card in played_by else None,
+        "low": played_by[low_card] & 1 if low_card in played_by else None,
+        "jack": won_by[jack] & 1 if jack in won_by else None,
+        "game": None if game_count[0] == game_count[1] else int(game_count[1] > game_count[0]),
+    }
+    return points, game_count
+
+
+class Game:
+    """One game of Smear to ``rules.target_score``.
+
+    Chance comes only from the ``numpy.random.Generator`` given (or made from an int
+    seed), so a game replays exactly from (rules, seed, actions). Finished hands are
+    kept as RECORDS.md hand records in ``records``.
+    """
+
+    def __init__(
+        self,
+        rules: Rules | None = None,
+        rng: np.random.Generator | int | None = None,
+        game_id: str = "game",
+        dealer: int | None = None,
+    ) -> None:
+        self.rules = rules if rules is not None else Rules()
+        if not isinstance(self.rules, Rules):
+            raise TypeError(f"rules must be a smear_env.Rules, not {type(self.rules).__name__}")
+        if rng is None or isinstance(rng, (int, np.integer)):
+            rng = np.random.default_rng(rng)
+        if not isinstance(rng, np.random.Generator):
+            raise TypeError(f"rng must be a numpy.random.Generator or an int seed, not {type(rng).__name__}")
+        self.rng = rng
+        self.game_id = game_id
+        self.scores = [0, 0]
+        self.hand_index = 0
+        self.records: list[dict[str, Any]] = []
+        self.winner: int | None = None
+        self.truncated = False
+        # R3: the first dealer is drawn from the game's seed.
+        self.dealer = int(rng.integers(4)) if dealer is None else dealer
+        deck = [int(c) for c in rng.permutation(NUM_CARDS)]
+        self.start_hand([deck[6 * s : 6 * s + 6] for s in range(4)], deck[24:])
+
+    @classmethod
+    def at_hand(
+        cls,
+        rules: Rules,
+        dealer: int,
+        hands: list[list[int]],
+        kitty: list[int],
+        scores: tuple[int, int] | list[int] = (0, 0),
+        hand_index: int = 0,
+        game_id: str = "game",
+        rng: np.random.Generator | int | None = None,
+    ) -> Game:
+        """A game positioned at the start of a given deal (for replaying records)."""
+        game = cls.__new__(cls)
+        game.rules = rules
+        game.rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+        game.game_id = game_id
+        game.scores = list(scores)
+        game.hand_index = hand_index
+        game.records = []
+        game.winner = None
+        game.truncated = False
+        game.dealer = dealer
+        game.start_hand(hands, kitty)
+        return game
+
+    # ------------------------------------------------------------------ setup
+    def start_hand(self, hands: list[list[int]], kitty: list[int]) -> None:
+        """R4: begin a hand with the given deal (6 cards a seat, 8 in the kitty)."""
+        self.dealt = [list(h) for h in hands]
+        self.holding = [list(h) for h in hands]
+        self.kitty = list(kitty)
+        self.bids: list[tuple[int, int]] = []
+        self.high_bid = 0
+        self.bidder: int | None = None
+        self.trump: int | None = None
+        self.picked_up: list[int] = []
+        self.discards: list[int] = []
+        self.tricks: list[tuple[int, list[tuple[int, int]], int]] = []
+        self.trick: list[tuple[int, int]] = []
+        self.leader: int | None = None
+        self.voids = [[False] * 4 for _ in range(4)]
+        self.phase = Phase.BID
+        self._legal: list[int] | None = None
+        # R6: bidding starts left of the dealer.
+        self.to_act = (self.dealer + 1) % 4
+
+    def copy(self) -> Game:
+        """A cheap independent copy to search from (its ``records`` start empty)."""
+        other = Game.__new__(Game)
+        other.__dict__.update(self.__dict__)
+        bit_generator = type(self.rng.bit_generator)()
+        bit_generator.state = self.rng.bit_generator.state
+        other.rng = np.random.Generator(bit_generator)
+        other.scores = list(self.scores)
+        other.records = []
+        other.dealt = [list(h) for h in self.dealt]
+        other.holding = [list(h) for h in self.holding]
+        other.kitty = list(self.kitty)
+        other.bids = list(self.bids)
+        other.picked_up = list(self.picked_up)
+        other.discards = list(self.discards)
+        other.tricks = [(leader, list(plays), winner) for leader, plays, winner in self.tricks]
+        other.trick = list(self.trick)
+        other.voids = [list(v) for v in self.voids]
+        return other
+
+    # ------------------------------------------------------------------ queries
+    @property
+    def game_over(self) -> bool:
+        """True once the game has a winner or was truncated (R15, R16)."""
+        return self.phase == Phase.GAME_OVER
+
+    def legal_actions(self) -> list[int]:
+        """The action ids the player to act may take now, ascending (do not mutate the list)."""
+        if self._legal is None:
+            self._legal = self._compute_legal()
+        return self._legal
+
+    def _compute_legal(self) -> list[int]:
+        phase = self.phase
+        if phase == Phase.PLAY:
+            return [PLAY_BASE + c for c in sorted(self.legal_cards())]
+        if phase == Phase.BID:
+            actions = [bid_action(b) for b in range(max(MIN_BID, self.high_bid + 1), MAX_BID + 1)]
+            stuck = self.rules.stick_the_dealer and self.to_act == self.dealer and self.high_bid == 0
+            return actions if stuck else [PASS] + actions
+        if phase == Phase.TRUMP:
+            return [TRUMP_BASE + s for s in sorted({c >> 3 for c in self.holding[self.to_act]})]
+        if phase == Phase.DISCARD:
+            hand = self.holding[self.to_act]
+            trump = self.trump
+            # R10: a trump may go only while the hand holds more than 6 trumps.
+            trump_ok = sum(1 for c in hand if c >> 3 == trump) > HAND_SIZE
+            return [DISCARD_BASE + c for c in sorted(hand) if trump_ok or c >> 3 != trump]
+        return []
+
+    def legal_cards(self) -> list[int]:
+        """R11: the cards the player to act may play to the trick."""
+        hand = self.holding[self.to_act]
+        trump = self.trump
+        if not self.trick:
+            if not self.tricks:
+                # R9: the bidder's first lead is a trump.
+                return [c for c in hand if c >> 3 == trump]
+            return list(hand)
+        led = self.trick[0][1] >> 3
+        if any(c >> 3 == led for c in hand):
+            return [c for c in hand if c >> 3 == led or c >> 3 == trump]
+        return list(hand)
+
+    def action_mask(self) -> np.ndarray:
+        """The legal actions as an int8 vector of length NUM_ACTIONS."""
+        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        mask[self.legal_actions()] = 1
+        return mask
+
+    # ------------------------------------------------------------------ play
+    def step(self, action: int) -> None:
+        """Apply one action of the player to act; raises IllegalActionError (game unchanged) if not legal."""
+        legal = self.legal_actions()
+        if action not in legal or isinstance(action, bool):
+            raise IllegalActionError(
+                f"seat {self.to_act} cannot take action {action!r}"
+                f"{' (' + action_name(action) + ')' if isinstance(action, (int, np.integer)) and 0 <= action < NUM_ACTIONS else ''}"
+                f" in phase {self.phase.name}: legal are {[f'{a} ({action_name(a)})' for a in legal]}"
+            )
+        action = int(action)
+        self._legal = None
+        phase = self.phase
+        if phase == Phase.BID:
+            self._bid(0 if action == PASS else action - BID_BASE + MIN_BID)
+        elif phase == Phase.TRUMP:
+            self.trump = action - TRUMP_BASE
+            self.phase = Phase.DISCARD if len(self.holding[self.to_act]) > HAND_SIZE else Phase.PLAY
+        elif phase == Phase.DISCARD:
+            card = action - DISCARD_BASE
+            self.holding[self.to_act].remove(card)
+            self.discards.append(card)
+            if len(self.holding[self.to_act]) == HAND_SIZE:
+                self.phase = Phase.PLAY
+        else:
+            self._play(action - PLAY_BASE)
+
+    def _bid(self, bid: int) -> None:
+        seat = self.to_act
+        self.bids.append((seat, bid))
+        if bid:
+            self.high_bid, self.bidder = bid, seat
+        # R7: bidding ends after the dealer's turn or at once on a bid of 4.
+        if seat != self.dealer and bid != MAX_BID:
+            self.to_act = (seat + 1) % 4
+            return
+        if self.bidder is None:
+            # R7: all passed: thrown in, redealt by the same dealer.
+            self._finish_hand(redeal=True)
+            return
+        # R8: the bidder picks up the first k kitty cards.
+        k = self.rules.kitty_size
+        self.picked_up = self.kitty[:k]
+        self.holding[self.bidder].extend(self.picked_up)
+        self.to_act = self.bidder
+        self.leader = self.bidder
+        self.phase = Phase.TRUMP
+
+    def _play(self, card: int) -> None:
+        seat = self.to_act
+        self.holding[seat].remove(card)
+        if self.trick:
+            led = self.trick[0][1] >> 3
+            suit = card >> 3
+            if suit != led and suit != self.trump:
+                # R11: neither the suit led nor a trump means no card of the suit led (when trump
+                # was led, no trump). RULES.md's "has none of either" goes further than R11 allows:
+                # a player out of the suit led may throw any card while holding trumps.
+                self.voids[seat][led] = True
+        else:
+            self.leader = seat
+        self.trick.append((seat, card))
+        if len(self.trick) < 4:
+            self.to_act = (seat + 1) % 4
+            return
+        winner = trick_winner(self.trick, self.trump)
+        self.tricks.append((self.trick[0][0], self.trick, winner))
+        self.trick = []
+        self.to_act = winner
+        self.leader = winner
+        if len(self.tricks) == TRICKS_PER_HAND:
+            self._finish_hand(redeal=False)
+
+    def _finish_hand(self, redeal: bool) -> None:
+        rules = self.rules
+        record: dict[str, Any] = {
+            "schema": SCHEMA,
+            "game_id": self.game_id,
+            "hand_index": self.hand_index,
+            "rules": rules.to_dict(),  # a fresh dict per record: records may be edited
+            "dealer": self.dealer,
+            "hands": [[ALL_CARDS[c] for c in h] for h in self.dealt],
+            "kitty": [ALL_CARDS[c] for c in self.kitty],
+            "bids": [[s, b] for s, b in self.bids],
+            "redeal": redeal,
+        }
+        score_before = list(self.scores)
+        if redeal:
+            record.update(dict.fromkeys(("bidder", "bid", "trump", "discards", "tricks", "points", "game_count")))
+            record.update(dict.fromkeys(("hand_points", "made_bid")))
+            record.update(score_before=score_before, score_after=score_before, game_over=False, winner=None)
+        else:
+            bidder, bid = self.bidder, self.high_bid
+            assert bidder is not None and self.trump is not None
+            points, game_count = score_hand(rules, self.trump, self.tricks, bidder, self.discards)
+            hand_points = [sum(1 for t in points.values() if t == team) for team in (0, 1)]
+            bid_team = bidder & 1
+            made = hand_points[bid_team] >= bid
+            # R14: made: add all points taken; set: subtract the bid. Defenders always add.
+            self.scores[bid_team] += hand_points[bid_team] if made else -bid
+            self.scores[1 - bid_team] += hand_points[1 - bid_team]
+            if rules.defender_cap is not None:
+                # R15v-b: the non-bidding team's score is capped.
+                self.scores[1 - bid_team] = min(self.scores[1 - bid_team], rules.defender_cap)
+            target = rules.target_score
+            if rules.win_only_on_made_bid:
+                # R15v-a: only the bidder's team, having made its bid, can win.
+                if made and self.scores[bid_team] >= target:
+                    self.winner = bid_team
+            elif self.scores[bid_team] >= target:
+                # R15: both over the target: the bidder's team wins.
+                self.winner = bid_team
+            elif self.scores[1 - bid_team] >= target:
+                self.winner = 1 - bid_team
+            record.update(
+                bidder=bidder,
+                bid=bid,
+                trump=SUITS[self.trump],
+                discards=[ALL_CARDS[c] for c in self.discards],
+                tricks=[
+                    {"leader": leader, "plays": [[s, ALL_CARDS[c]] for s, c in plays], "winner": winner}
+                    for leader, plays, winner in self.tricks
+                ],
+                points=points,
+                game_count=game_count,
+                hand_points=hand_points,
+                made_bid=made,
+                score_before=score_before,
+                score_after=list(self.scores),
+                game_over=self.winner is not None,
+                winner=self.winner,
+            )
+        self.records.append(record)
+        self.hand_index += 1
+        if self.winner is not None:
+            self.phase = Phase.GAME_OVER
+            return
+        if self.hand_index >= rules.max_hands:
+            # R16: too many hands without a winner: the game is truncated.
+            self.truncated = True
+            self.phase = Phase.GAME_OVER
+            return
+        if not redeal:
+            # R3: the deal passes left after a scored hand.
+            self.dealer = (self.dealer + 1) % 4
+        deck = [int(c) for c in self.rng.permutation(NUM_CARDS)]
+        self.start_hand([deck[6 * s : 6 * s + 6] for s in range(4)], deck[24:])

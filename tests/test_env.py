@@ -1,0 +1,186 @@
+"""The PettingZoo env smear_v0: library checkers, rewards, illegal actions, no hidden-information leak."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, seed_test
+
+import smear_env
+from smear_env import NUM_ACTIONS, OBS_DIM, IllegalActionError, Phase, encode, seat_view
+from smear_env.game import Game
+from smear_env.rules import Rules
+
+
+def random_episode(environment, seed: int, rng: np.random.Generator) -> dict[str, float]:
+    environment.reset(seed=seed)
+    returns = dict.fromkeys(environment.possible_agents, 0.0)
+    for agent in environment.agent_iter():
+        obs, reward, terminated, truncated, _ = environment.last()
+        returns[agent] += reward
+        action = None if terminated or truncated else int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        environment.step(action)
+    return returns
+
+
+def test_pettingzoo_api_test():
+    api_test(smear_env.env(), num_cycles=3000)
+
+
+def test_pettingzoo_api_test_one_hand_episodes():
+    api_test(smear_env.env(episode="hand", reward="margin", kitty_size=0), num_cycles=500)
+
+
+def test_pettingzoo_seed_test():
+    seed_test(smear_env.env, num_cycles=1000)
+
+
+def test_spaces_and_observation_shapes():
+    environment = smear_env.env()
+    environment.reset(seed=1)
+    obs = environment.observe(environment.agent_selection)
+    assert obs["observation"].shape == (OBS_DIM,) and obs["observation"].dtype == np.float32
+    assert obs["action_mask"].shape == (NUM_ACTIONS,) and obs["action_mask"].dtype == np.int8
+    assert obs["action_mask"][:4].sum() >= 3  # bidding: pass and bids
+    others = [a for a in environment.agents if a != environment.agent_selection]
+    assert all(environment.observe(a)["action_mask"].sum() == 0 for a in others)
+    assert environment.unwrapped.state().shape == (smear_env.STATE_DIM,)
+
+
+def test_r15_game_rewards_are_team_shared_plus_minus_one():
+    environment = smear_env.env(max_hands=400)
+    rng = np.random.default_rng(0)
+    outcomes = set()
+    for seed in range(6):
+        returns = random_episode(environment, seed, rng)
+        game = environment.unwrapped.game
+        assert returns["player_0"] == returns["player_2"] == -returns["player_1"] == -returns["player_3"]
+        if game.truncated:
+            assert returns["player_0"] == 0
+        else:
+            assert returns["player_0"] == (1.0 if game.winner == 0 else -1.0)
+            outcomes.add(game.winner)
+    assert outcomes  # at least one game was won
+
+
+@pytest.mark.parametrize("mode", ["hand", "margin"])
+def test_r14_hand_rewards_follow_score_changes(mode):
+    environment = smear_env.env(reward=mode)
+    returns = random_episode(environment, 3, np.random.default_rng(1))
+    scores = environment.unwrapped.game.scores
+    if mode == "hand":
+        assert returns["player_0"] == scores[0] and returns["player_1"] == scores[1]
+    else:
+        assert returns["player_0"] == scores[0] - scores[1] == -returns["player_1"]
+
+
+def test_one_hand_episode_ends_after_the_scored_hand():
+    environment = smear_env.env(episode="hand", reward="hand")
+    random_episode(environment, 4, np.random.default_rng(2))
+    records = environment.unwrapped.game.records
+    assert not records[-1]["redeal"] and all(r["redeal"] for r in records[:-1])
+
+
+def test_r16_truncation():
+    environment = smear_env.env(max_hands=1)
+    random_episode(environment, 0, np.random.default_rng(0))
+    raw = environment.unwrapped
+    assert raw.game.truncated or raw.game.winner is not None
+    if raw.game.truncated:
+        assert all(raw.truncations.values()) and not any(raw.terminations.values())
+
+
+def test_illegal_action_raises_and_leaves_game_unchanged():
+    environment = smear_env.env()
+    environment.reset(seed=2)
+    agent = environment.agent_selection
+    before = environment.observe(agent)
+    illegal = int(np.flatnonzero(before["action_mask"] == 0)[0])
+    with pytest.raises(IllegalActionError, match=r"seat \d cannot take action .* phase BID: legal are"):
+        environment.step(illegal)
+    after = environment.observe(agent)
+    assert environment.agent_selection == agent
+    np.testing.assert_array_equal(before["observation"], after["observation"])
+    legal = int(np.flatnonzero(before["action_mask"])[0])
+    environment.step(legal)  # the caller can recover
+
+
+def test_terminate_illegal_option():
+    environment = smear_env.env(illegal_action="terminate")
+    environment.reset(seed=2)
+    agent = environment.agent_selection
+    mask = environment.observe(agent)["action_mask"]
+    environment.step(int(np.flatnonzero(mask == 0)[0]))
+    assert all(environment.terminations.values())
+    assert environment.rewards[agent] == -1
+
+
+def test_bad_settings_are_named():
+    with pytest.raises(ValueError, match="kitty_size=5"):
+        smear_env.env(kitty_size=5)
+    with pytest.raises(ValueError, match="unknown rule setting"):
+        smear_env.env(kity_size=2)
+    with pytest.raises(ValueError, match="episode="):
+        smear_env.env(episode="match")
+    with pytest.raises(ValueError, match="reward='game' needs episode='game'"):
+        smear_env.env(episode="hand")
+    with pytest.raises(ValueError, match="illegal_action"):
+        smear_env.env(illegal_action="ignore")
+
+
+def test_render_ansi_shows_table():
+    environment = smear_env.env(render_mode="ansi")
+    environment.reset(seed=5)
+    text = environment.render()
+    assert "Bids:" in text and "seat 3" in text and "Legal:" in text
+
+
+def _permute_hidden(game: Game, seat: int, rng: np.random.Generator) -> Game:
+    """Reshuffle every card `seat` cannot see, keeping each place's size."""
+    other = game.copy()
+    bidder_hidden = other.bidder is not None and other.bidder != seat and other.phase != Phase.BID
+    places = [other.holding[s] for s in range(4) if s != seat]
+    if other.phase == Phase.BID:
+        places.append(other.kitty)
+    else:
+        places.append(other.kitty)  # the whole kitty is hidden unless seat is the bidder
+        if bidder_hidden:
+            places.append(other.discards)
+    if other.bidder == seat and other.phase != Phase.BID:
+        places.pop()  # the bidder knows the cards it picked up: keep the kitty as is
+    pool = [c for p in places for c in p]
+    rng.shuffle(pool)
+    start = 0
+    for p in places:
+        p[:] = pool[start : start + len(p)]
+        start += len(p)
+    other._legal = None
+    return other
+
+
+def test_observation_does_not_leak_hidden_cards():
+    rng = np.random.default_rng(0)
+    checked = 0
+    for seed in range(30):
+        game = Game(Rules(), seed)
+        while not game.game_over and game.hand_index < 3:
+            for seat in range(4):
+                obs = encode(seat_view(game, seat))
+                permuted = _permute_hidden(game, seat, rng)
+                np.testing.assert_array_equal(obs, encode(seat_view(permuted, seat)))
+                checked += 1
+            legal = game.legal_actions()
+            game.step(legal[rng.integers(len(legal))])
+    assert checked > 1000
+
+
+def test_observation_sees_own_private_information():
+    game = Game(Rules(), 11)
+    rng = np.random.default_rng(0)
+    while game.phase != Phase.DISCARD:
+        legal = game.legal_actions()
+        game.step(legal[rng.integers(len(legal))])
+    bidder = game.bidder
+    view = seat_view(game, bidder)
+    assert view.picked_up is not None and len(view.picked_up) == 3
+    assert seat_view(game, (bidder + 1) % 4).picked_up is None
