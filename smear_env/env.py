@@ -64,12 +64,11 @@ from pettingzoo.utils import wrappers
 
 from .actions import NUM_ACTIONS
 from .game import Game, Phase
-from .observer import OBS_DIM, STATE_DIM, encode, layout_table
+from .observer import OBS_DIM, STATE_DIM, layout_table, observe
 from .observer import state as global_state
 from .records import write_records
 from .render import render_table
 from .rules import Rules
-from .view import seat_view
 
 __doc__ = (
     __doc__.replace("{layout}", "\n".join("    " + line for line in layout_table().splitlines()))
@@ -88,8 +87,21 @@ def env(illegal_action: str = "raise", **kwargs: Any) -> AECEnv:
     environment: AECEnv = raw_env(**kwargs)
     if illegal_action == "terminate":
         environment = wrappers.TerminateIllegalWrapper(environment, illegal_reward=-1)
-    environment = wrappers.AssertOutOfBoundsWrapper(environment)
-    return wrappers.OrderEnforcingWrapper(environment)
+    # No AssertOutOfBoundsWrapper: the engine itself rejects any action that is not legal, with a clear error.
+    return OrderEnforcing(environment)
+
+
+class OrderEnforcing(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's order checks, with ``last()`` handed to the wrapped env in one call.
+
+    The stock wrapper runs ``AECEnv.last`` on itself, paying an attribute forward for
+    each of the seven fields it reads; this is a quarter of a random-play step.
+    """
+
+    def last(self, observe: bool = True):
+        if not self._has_reset:
+            wrappers.order_enforcing.EnvLogger.error_observe_before_reset()
+        return self.env.last(observe)
 
 
 class raw_env(AECEnv):
@@ -151,6 +163,7 @@ class raw_env(AECEnv):
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
+        self._rewards_pending = False  # True while self.rewards holds a hand's rewards
         self.agent_selection = self.possible_agents[self.game.to_act]
         self._records_start = len(self.records)
 
@@ -159,8 +172,9 @@ class raw_env(AECEnv):
         game = self.game
         mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         if game.to_act == seat and game.phase != Phase.GAME_OVER:
-            mask[game.legal_actions()] = 1
-        return {"observation": encode(seat_view(game, seat)), "action_mask": mask}
+            for action in game.legal_actions():
+                mask[action] = 1
+        return {"observation": observe(game, seat), "action_mask": mask}
 
     def state(self) -> np.ndarray:
         """The full-information vector (see ``smear_env.observer.state``)."""
@@ -173,33 +187,39 @@ class raw_env(AECEnv):
             return
         game = self.game
         hands_before = len(game.records)
-        scores_before = list(game.scores)
+        scores_before = game.scores[:]
         game.step(action)
         self._cumulative_rewards[agent] = 0.0
-        self.rewards = dict.fromkeys(self.agents, 0.0)
+        if self._rewards_pending:
+            self.rewards = dict.fromkeys(self.agents, 0.0)
+            self._rewards_pending = False
         if len(game.records) > hands_before:
-            if self.keep_records:
-                self.records.extend(game.records[hands_before:])
-            scored = not game.records[-1]["redeal"]
-            change = [game.scores[t] - scores_before[t] for t in (0, 1)]
-            if scored and self.reward_mode != "game":
-                for a in self.agents:
-                    team = int(a[-1]) & 1
-                    r = change[team] - (change[1 - team] if self.reward_mode == "margin" else 0)
-                    self.rewards[a] = float(r)
-            if game.winner is not None:
-                if self.reward_mode == "game":
-                    for a in self.agents:
-                        self.rewards[a] = 1.0 if int(a[-1]) & 1 == game.winner else -1.0
-                self.terminations = dict.fromkeys(self.agents, True)
-            elif game.truncated:
-                self.truncations = dict.fromkeys(self.agents, True)
-            elif self.episode == "hand" and scored:
-                self.terminations = dict.fromkeys(self.agents, True)
-        self._accumulate_rewards()
+            self._end_of_hand(game, hands_before, scores_before)
         self.agent_selection = self.possible_agents[game.to_act]
         if self.render_mode == "human":
             self.render()
+
+    def _end_of_hand(self, game: Game, hands_before: int, scores_before: list[int]) -> None:
+        """Rewards, records and the end of the episode after a hand was scored or thrown in."""
+        if self.keep_records:
+            self.records.extend(game.records[hands_before:])
+        scored = not game.records[-1]["redeal"]
+        change = [game.scores[t] - scores_before[t] for t in (0, 1)]
+        if scored and self.reward_mode != "game":
+            for a in self.agents:
+                team = int(a[-1]) & 1
+                self.rewards[a] = float(change[team] - (change[1 - team] if self.reward_mode == "margin" else 0))
+        if game.winner is not None:
+            if self.reward_mode == "game":
+                for a in self.agents:
+                    self.rewards[a] = 1.0 if int(a[-1]) & 1 == game.winner else -1.0
+            self.terminations = dict.fromkeys(self.agents, True)
+        elif game.truncated:
+            self.truncations = dict.fromkeys(self.agents, True)
+        elif self.episode == "hand" and scored:
+            self.terminations = dict.fromkeys(self.agents, True)
+        self._rewards_pending = True
+        self._accumulate_rewards()
 
     def render(self) -> str | None:
         if self.render_mode is None:

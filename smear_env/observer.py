@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .cards import ACE, GAME_COUNT, JACK, NUM_CARDS, SEVEN, SUITS
+from .cards import ACE, GAME_COUNT, JACK, NUM_CARDS, SEVEN
 from .game import Game, Phase
-from .view import CARD_INDEX, SeatView, seat_view
+from .view import Knowledge, SeatView, knowledge_of_view, seat_knowledge
 
 LAYOUT: tuple[tuple[str, int, str], ...] = (
     ("hand", 32, "cards I hold"),
@@ -30,9 +30,9 @@ LAYOUT: tuple[tuple[str, int, str], ...] = (
     ("picked_up", 32, "the kitty cards I picked up (bidder only)"),
     ("discards", 32, "my discards (bidder only)"),
     ("voids", 16, "per relative seat, suits C, D, H, S it has shown it lacks (R11)"),
+    ("points", 6, "High, Low, Jack as taken so far: (mine, theirs) for each"),
     ("tricks_won", 2, "tricks won this hand by my team, the other team, / 6"),
     ("game_count", 2, "game-count in tricks won by my team, the other team, / 80"),
-    ("points", 6, "High, Low, Jack as taken so far: (mine, theirs) for each"),
     ("scores", 2, "team scores (mine, theirs) / target_score, clipped to [-1, 1]"),
 )
 
@@ -55,85 +55,107 @@ def layout_table() -> str:
     return "\n".join(rows)
 
 
-_PHASE_SLOT = {Phase.BID: 0, Phase.TRUMP: 1, Phase.DISCARD: 2, Phase.PLAY: 3}
+_REL = tuple(tuple((s - me) % 4 for s in range(4)) for me in range(4))
+_PHASE, _TO_ACT, _DEALER, _BIDS, _BIDDER, _BID = (OFFSETS[n] for n in ("phase", "to_act", "dealer", "bids", "bidder", "bid"))
+_TRUMP, _KITTY, _PLAYED, _TRICK, _LEADER = (OFFSETS[n] for n in ("trump", "kitty_size", "played", "trick", "leader"))
+_PICKED_UP, _DISCARDS, _VOIDS, _POINTS, _TAIL = (OFFSETS[n] for n in ("picked_up", "discards", "voids", "points", "tricks_won"))
+assert [n for n, _, _ in LAYOUT[-3:]] == ["tricks_won", "game_count", "scores"]  # the six floats at _TAIL
 
 
 def encode(view: SeatView, out: np.ndarray | None = None) -> np.ndarray:
     """The observation vector of a seat view (float32, length OBS_DIM)."""
-    obs = np.zeros(OBS_DIM, dtype=np.float32) if out is None else out
-    if out is not None:
-        obs[:] = 0
-    me = view.seat
-    on: list[int] = [CARD_INDEX[c] for c in view.hand]
-    o = OFFSETS
-    if view.phase in _PHASE_SLOT:
-        on.append(o["phase"] + _PHASE_SLOT[view.phase])
-    on.append(o["to_act"] + (view.to_act - me) % 4)
-    on.append(o["dealer"] + (view.dealer - me) % 4)
-    for s, b in view.bids:
-        on.append(o["bids"] + 4 * ((s - me) % 4) + (b - 1 if b else 0))
-    if view.bidder is not None:
-        on.append(o["bidder"] + (view.bidder - me) % 4)
-        on.append(o["bid"] + view.bid - 2)
-    trump = None if view.trump is None else SUITS.index(view.trump)
+    return encode_knowledge(knowledge_of_view(view), out)
+
+
+def observe(game: Game, seat: int, out: np.ndarray | None = None) -> np.ndarray:
+    """The observation of ``seat`` in ``game`` (the same as ``encode(seat_view(game, seat))``)."""
+    return encode_knowledge(seat_knowledge(game, seat), out)
+
+
+def encode_knowledge(k: Knowledge, out: np.ndarray | None = None) -> np.ndarray:
+    """The observation vector of what a seat knows (see the layout above)."""
+    me = k.seat
+    mine = me & 1
+    rel = _REL[me]  # absolute seat -> relative seat
+    on = bytearray(OBS_DIM)  # the 0/1 part, set byte by byte: cheaper than a list of indices
+    for c in k.hand:
+        on[c] = 1
+    phase = k.phase
+    if phase != Phase.GAME_OVER:
+        on[_PHASE + phase] = 1
+    on[_TO_ACT + rel[k.to_act]] = 1
+    on[_DEALER + rel[k.dealer]] = 1
+    for s, b in k.bids:
+        on[_BIDS + 4 * rel[s] + (b - 1 if b else 0)] = 1
+    if k.bidder is not None:
+        on[_BIDDER + rel[k.bidder]] = 1
+        on[_BID + k.bid - 2] = 1
+    trump = k.trump
     if trump is not None:
-        on.append(o["trump"] + trump)
-    on.append(o["kitty_size"] + view.rules.kitty_size)
-    played_by: dict[int, int] = {}
-    won_by: dict[int, int] = {}
+        on[_TRUMP + trump] = 1
+    on[_KITTY + k.rules.kitty_size] = 1
     tricks_won = [0, 0]
     game_count = [0, 0]
-    mine = me & 1
-    for t in view.tricks:
-        side = (t.winner & 1) != mine
+    trumps_played: list[tuple[int, int]] = []  # (card, seat)
+    jack_side = -1
+    for _, plays, winner in k.tricks:
+        side = (winner & 1) != mine
         tricks_won[side] += 1
-        for s, c in t.plays:
-            card = CARD_INDEX[c]
-            played_by[card] = s
-            won_by[card] = t.winner
+        for s, card in plays:
+            on[_PLAYED + 32 * rel[s] + card] = 1
             game_count[side] += GAME_COUNT[card]
-    for s, c in view.trick:
-        card = CARD_INDEX[c]
-        played_by[card] = s
-        on.append(o["trick"] + 32 * ((s - me) % 4) + card)
-    for card, s in played_by.items():
-        on.append(o["played"] + 32 * ((s - me) % 4) + card)
-    if view.leader is not None and view.phase == Phase.PLAY:
-        on.append(o["leader"] + (view.leader - me) % 4)
-    if view.picked_up is not None:
-        on.extend(o["picked_up"] + CARD_INDEX[c] for c in view.picked_up)
-    if view.discards is not None:
-        on.extend(o["discards"] + CARD_INDEX[c] for c in view.discards)
+            if card >> 3 == trump:
+                trumps_played.append((card, s))
+                if card & 7 == JACK:
+                    jack_side = side
+    for s, card in k.trick:
+        r = 32 * rel[s] + card
+        on[_PLAYED + r] = 1
+        on[_TRICK + r] = 1
+        if card >> 3 == trump:
+            trumps_played.append((card, s))
+    if k.leader is not None and phase == Phase.PLAY:
+        on[_LEADER + rel[k.leader]] = 1
+    if k.picked_up is not None:
+        for c in k.picked_up:
+            on[_PICKED_UP + c] = 1
+    if k.discards is not None:
+        for c in k.discards:
+            on[_DISCARDS + c] = 1
     for s in range(4):
-        for u in view.voids[s]:
-            on.append(o["voids"] + 4 * ((s - me) % 4) + SUITS.index(u))
-    if trump is not None and played_by:
-        trumps = [c for c in played_by if c >> 3 == trump]
-        if view.rules.high_low_in_play:
-            high = max(trumps) if trumps else None
-            low = min(trumps) if trumps else None
+        voids = k.voids[s]
+        for u in range(4):
+            if voids[u]:
+                on[_VOIDS + 4 * rel[s] + u] = 1
+    if trumps_played:
+        if k.rules.high_low_in_play:
+            high, low = max(trumps_played), min(trumps_played)
         else:
-            high, low = trump * 8 + ACE, trump * 8 + SEVEN
-        if high in played_by:
-            on.append(o["points"] + ((played_by[high] & 1) != mine))
-        if low in played_by:
-            on.append(o["points"] + 2 + ((played_by[low] & 1) != mine))
-        jack = trump * 8 + JACK
-        if jack in won_by:
-            on.append(o["points"] + 4 + ((won_by[jack] & 1) != mine))
-    obs[on] = 1.0
-    obs[o["tricks_won"] : o["tricks_won"] + 2] = (tricks_won[0] / 6, tricks_won[1] / 6)
-    obs[o["game_count"] : o["game_count"] + 2] = (game_count[0] / 80, game_count[1] / 80)
-    target = view.rules.target_score
-    s_mine, s_theirs = view.scores[mine], view.scores[1 - mine]
-    obs[o["scores"]] = max(-1.0, min(1.0, s_mine / target))
-    obs[o["scores"] + 1] = max(-1.0, min(1.0, s_theirs / target))
+            high = low = None
+            for played in trumps_played:
+                if played[0] & 7 == ACE:
+                    high = played
+                elif played[0] & 7 == SEVEN:
+                    low = played
+        if high is not None:
+            on[_POINTS + ((high[1] & 1) != mine)] = 1
+        if low is not None:
+            on[_POINTS + 2 + ((low[1] & 1) != mine)] = 1
+        if jack_side >= 0:
+            on[_POINTS + 4 + jack_side] = 1
+    if out is None:
+        obs = np.frombuffer(on, dtype=np.uint8).astype(np.float32)
+    else:
+        obs = out
+        obs[:] = np.frombuffer(on, dtype=np.uint8)
+    target = k.rules.target_score
+    obs[_TAIL] = tricks_won[0] / 6
+    obs[_TAIL + 1] = tricks_won[1] / 6
+    obs[_TAIL + 2] = game_count[0] / 80
+    obs[_TAIL + 3] = game_count[1] / 80
+    obs[_TAIL + 4] = max(-1.0, min(1.0, k.scores[mine] / target))
+    obs[_TAIL + 5] = max(-1.0, min(1.0, k.scores[1 - mine] / target))
     return obs
-
-
-def observe(game: Game, seat: int) -> np.ndarray:
-    """The observation of ``seat`` in ``game``."""
-    return encode(seat_view(game, seat))
 
 
 def state(game: Game) -> np.ndarray:
@@ -153,7 +175,7 @@ def state(game: Game) -> np.ndarray:
         idx.extend(160 + c for c in game.picked_up)
     idx.extend(192 + c for c in game.discards)
     out[idx] = 1.0
-    encode(seat_view(game, 0), out[224:])
+    observe(game, 0, out[224:])
     return out
 
 

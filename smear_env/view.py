@@ -1,19 +1,20 @@
 """What one seat may know (RULES.md "Who knows what"), and deals consistent with it.
 
-:func:`seat_view` is the single function that decides what a seat knows; the
-observation vector is encoded from its result only, and non-neural agents read it
-directly. :func:`sample_game` turns a view back into a full game by dealing the
+:func:`seat_knowledge` is the single function that decides what a seat knows;
+the observation vector is encoded from its result only. :func:`seat_view` gives the
+same knowledge as a readable dataclass with cards as strings, for non-neural agents. :func:`sample_game` turns a view back into a full game by dealing the
 cards the seat cannot see, for determinized (PIMC) search.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
 from .cards import ALL_CARDS, NUM_CARDS, SUITS
-from .game import HAND_SIZE, KITTY_CARDS, Game, Phase
+from .game import KITTY_CARDS, Game, Phase
 from .rules import Rules
 
 CARD_INDEX = {name: i for i, name in enumerate(ALL_CARDS)}
@@ -81,33 +82,107 @@ class SeatView:
         return self.seat & 1
 
 
-def seat_view(game: Game, seat: int) -> SeatView:
+class Knowledge(NamedTuple):
+    """What a seat may know, in the engine's integer form (cards 0-31, suits 0-3).
+
+    Built by :func:`seat_knowledge` without copying (do not mutate its lists); the
+    observation is encoded from it, and :class:`SeatView` is its readable form.
+    """
+
+    seat: int
+    rules: Rules
+    phase: Phase
+    to_act: int
+    dealer: int
+    hand_index: int
+    scores: list[int] | tuple[int, int]
+    hand: list[int]
+    bids: list[tuple[int, int]]
+    bidder: int | None
+    bid: int
+    trump: int | None
+    picked_up: list[int] | None
+    discards: list[int] | None
+    tricks: list[tuple[int, list[tuple[int, int]], int]]
+    trick: list[tuple[int, int]]
+    leader: int | None
+    voids: list[list[bool]]
+
+
+def seat_knowledge(game: Game, seat: int) -> Knowledge:
     """What ``seat`` may know of ``game`` now: the one function that decides it."""
     is_bidder = game.bidder == seat and game.phase != Phase.BID
+    return Knowledge(
+        seat,
+        game.rules,
+        game.phase,
+        game.to_act,
+        game.dealer,
+        game.hand_index,
+        game.scores,
+        game.holding[seat],
+        game.bids,
+        game.bidder,
+        game.high_bid,
+        game.trump,
+        game.picked_up if is_bidder else None,
+        game.discards if is_bidder else None,
+        game.tricks,
+        game.trick,
+        game.leader,
+        game.voids,
+    )
+
+
+def knowledge_of_view(view: SeatView) -> Knowledge:
+    """The integer form of a seat view (inverse of the conversion in :func:`seat_view`)."""
+    return Knowledge(
+        view.seat,
+        view.rules,
+        view.phase,
+        view.to_act,
+        view.dealer,
+        view.hand_index,
+        view.scores,
+        [CARD_INDEX[c] for c in view.hand],
+        list(view.bids),
+        view.bidder,
+        view.bid,
+        None if view.trump is None else SUITS.index(view.trump),
+        None if view.picked_up is None else [CARD_INDEX[c] for c in view.picked_up],
+        None if view.discards is None else [CARD_INDEX[c] for c in view.discards],
+        [(t.leader, [(s, CARD_INDEX[c]) for s, c in t.plays], t.winner) for t in view.tricks],
+        [(s, CARD_INDEX[c]) for s, c in view.trick],
+        view.leader,
+        [[SUITS[u] in view.voids[s] for u in range(4)] for s in range(4)],
+    )
+
+
+def seat_view(game: Game, seat: int) -> SeatView:
+    """What ``seat`` may know of ``game`` now, with cards as strings (from :func:`seat_knowledge`)."""
+    k = seat_knowledge(game, seat)
     return SeatView(
         seat=seat,
-        rules=game.rules,
-        phase=game.phase,
-        to_act=game.to_act,
-        dealer=game.dealer,
-        hand_index=game.hand_index,
-        scores=(game.scores[0], game.scores[1]),
-        hand=tuple(ALL_CARDS[c] for c in sorted(game.holding[seat])),
+        rules=k.rules,
+        phase=k.phase,
+        to_act=k.to_act,
+        dealer=k.dealer,
+        hand_index=k.hand_index,
+        scores=(k.scores[0], k.scores[1]),
+        hand=tuple(ALL_CARDS[c] for c in sorted(k.hand)),
         hand_sizes=tuple(len(h) for h in game.holding),  # type: ignore[arg-type]
-        bids=tuple(game.bids),
-        bidder=game.bidder,
-        bid=game.high_bid,
-        trump=None if game.trump is None else SUITS[game.trump],
-        picked_up=tuple(ALL_CARDS[c] for c in game.picked_up) if is_bidder else None,
-        discards=tuple(ALL_CARDS[c] for c in game.discards) if is_bidder else None,
+        bids=tuple(k.bids),
+        bidder=k.bidder,
+        bid=k.bid,
+        trump=None if k.trump is None else SUITS[k.trump],
+        picked_up=None if k.picked_up is None else tuple(ALL_CARDS[c] for c in k.picked_up),
+        discards=None if k.discards is None else tuple(ALL_CARDS[c] for c in k.discards),
         num_discards=len(game.discards),
-        tricks=tuple(
-            TrickView(leader, tuple((s, ALL_CARDS[c]) for s, c in plays), winner) for leader, plays, winner in game.tricks
-        ),
-        trick=tuple((s, ALL_CARDS[c]) for s, c in game.trick),
-        leader=game.leader,
-        voids=tuple("".join(SUITS[u] for u in range(4) if game.voids[s][u]) for s in range(4)),  # type: ignore[arg-type]
-        legal_actions=tuple(game.legal_actions()) if game.to_act == seat and game.phase != Phase.GAME_OVER else (),
+        tricks=tuple(TrickView(leader, tuple((s, ALL_CARDS[c]) for s, c in plays), winner) for leader, plays, winner in k.tricks),
+        trick=tuple((s, ALL_CARDS[c]) for s, c in k.trick),
+        leader=k.leader,
+        voids=tuple("".join(SUITS[u] for u in range(4) if k.voids[s][u]) for s in range(4)),  # type: ignore[arg-type]
+        legal_actions=tuple(game.legal_actions()) if k.to_act == seat and k.phase != Phase.GAME_OVER else (),
     )
 
 
@@ -221,4 +296,4 @@ def sample_game(view: SeatView, rng: np.random.Generator) -> Game:
     return game
 
 
-__all__ = ["SeatView", "TrickView", "seat_view", "sample_game", "CARD_INDEX", "HAND_SIZE"]
+__all__ = ["CARD_INDEX", "Knowledge", "SeatView", "TrickView", "knowledge_of_view", "sample_game", "seat_knowledge", "seat_view"]

@@ -184,3 +184,40 @@ def test_observation_sees_own_private_information():
     view = seat_view(game, bidder)
     assert view.picked_up is not None and len(view.picked_up) == 3
     assert seat_view(game, (bidder + 1) % 4).picked_up is None
+
+
+def test_observation_slots_of_a_scripted_trick():
+    from scenarios import MIXED, MIXED_KITTY, act, deal
+
+    from smear_env.observer import OFFSETS, observe
+
+    game = deal(MIXED, MIXED_KITTY, dealer=3, rules=Rules(kitty_size=0))
+    act(game, "bid 2", "pass", "pass", "pass", "trump H", "AH", "7H", "8H", "JH", "KH")
+    obs = observe(game, 1)  # seat 1, to act in trick 2; seat 0 (its right, relative 3) led KH
+    o = OFFSETS
+    card = smear_env.parse_card
+    assert obs[o["hand"] + card("8C")] == 1 and obs[o["hand"] + card("7H")] == 0
+    assert obs[o["phase"] + 3] == 1 and obs[o["to_act"] + 0] == 1 and obs[o["dealer"] + 2] == 1
+    assert obs[o["bids"] + 4 * 3 + 1] == 1  # seat 0 (relative 3) bid 2
+    assert obs[o["bids"] + 4 * 0 + 0] == 1  # I passed
+    assert obs[o["bidder"] + 3] == 1 and obs[o["bid"] + 0] == 1 and obs[o["trump"] + 2] == 1
+    assert obs[o["played"] + 32 * 0 + card("7H")] == 1  # my own 7 of trump
+    assert obs[o["played"] + 32 * 2 + card("JH")] == 1  # seat 3 is my partner
+    assert obs[o["trick"] + 32 * 3 + card("KH")] == 1 and obs[o["leader"] + 3] == 1
+    assert obs[o["points"] + 0 : o["points"] + 6].tolist() == [0, 1, 1, 0, 0, 1]  # High theirs, Low mine, Jack theirs
+    assert obs[o["tricks_won"] + 1] == pytest.approx(1 / 6)
+    assert obs[o["game_count"] + 1] == pytest.approx(5 / 80)
+    assert obs[o["picked_up"] : o["discards"] + 32].sum() == 0  # not the bidder
+
+
+def test_encode_of_view_equals_fast_observe():
+    from smear_env.observer import observe
+
+    rng = np.random.default_rng(3)
+    for seed in range(10):
+        game = Game(Rules(kitty_size=int(seed % 4), high_low_in_play=bool(seed % 2)), seed)
+        while not game.game_over and game.hand_index < 4:
+            for seat in range(4):
+                np.testing.assert_array_equal(observe(game, seat), encode(seat_view(game, seat)))
+            legal = game.legal_actions()
+            game.step(legal[rng.integers(len(legal))])
