@@ -8,9 +8,7 @@ import sys
 import time
 from typing import Any
 
-import numpy as np
-
-from .game import Game
+from .game import Game, game_label, game_rng
 from .records import RecordError, check_records, write_records
 from .rules import Rules
 
@@ -54,10 +52,9 @@ def rules_from_args(args: argparse.Namespace) -> Rules:
 def play_random_games(rules: Rules, games: int, seed: int) -> list[dict[str, Any]]:
     """The records of ``games`` full games between uniformly random legal agents."""
     records: list[dict[str, Any]] = []
-    for i, child in enumerate(np.random.SeedSequence(seed).spawn(games)):
-        game_rng = np.random.default_rng(child)
-        agent_rng = random.Random(int(game_rng.integers(2**63)))
-        game = Game(rules, game_rng, game_id=f"s{seed}-g{i}")
+    for i in range(games):
+        agent_rng = random.Random(f"agents-{seed}-{i}")
+        game = Game(rules, game_rng(seed, i), game_id=game_label(seed, i))
         while not game.game_over:
             legal = game.legal_actions()
             game.step(legal[int(agent_rng.random() * len(legal))])

@@ -63,7 +63,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from .actions import NUM_ACTIONS
-from .game import Game, Phase
+from .game import Game, Phase, game_label, game_rng
 from .observer import OBS_DIM, STATE_DIM, layout_table, observe
 from .observer import state as global_state
 from .records import write_records
@@ -143,7 +143,8 @@ class raw_env(AECEnv):
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
         self.state_space = spaces.Box(-1.0, 1.0, (STATE_DIM,), np.float32)
         self.records: list[dict[str, Any]] = []
-        self._rng: np.random.Generator | None = None
+        self._entropy: int | None = None
+        self._episode = 0
         self.game: Game | None = None
 
     def observation_space(self, agent: str) -> spaces.Space:
@@ -153,10 +154,13 @@ class raw_env(AECEnv):
         return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        if seed is not None or self._rng is None:
-            self._rng = np.random.default_rng(seed)
-        game_id = f"smear-{int(self._rng.integers(2**48)):012x}"
-        self.game = Game(self.rules, self._rng, game_id=game_id)
+        if seed is not None or self._entropy is None:
+            self._entropy = int(np.random.SeedSequence(seed).entropy)
+            self._episode = 0
+        # Episode e of a run seeded S is game (S, slot 0, e): the batched engine deals the same cards.
+        rng = game_rng(self._entropy, 0, self._episode)
+        self.game = Game(self.rules, rng, game_id=game_label(self._entropy, 0, self._episode))
+        self._episode += 1
         self.agents = list(self.possible_agents)
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)

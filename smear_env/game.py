@@ -105,6 +105,88 @@ def score_hand(
     return points, game_count
 
 
+def hand_record(
+    *,
+    game_id: str,
+    hand_index: int,
+    rules: Rules,
+    dealer: int,
+    dealt: list[list[int]],
+    kitty: list[int],
+    bids: list[tuple[int, int]],
+    bidder: int | None,
+    bid: int,
+    trump: int | None,
+    discards: list[int],
+    tricks: list[tuple[int, list[tuple[int, int]], int]],
+    points: dict[str, int | None] | None,
+    game_count: list[int] | None,
+    hand_points: list[int] | None,
+    made_bid: bool | None,
+    score_before: list[int],
+    score_after: list[int],
+    winner: int | None,
+) -> dict[str, Any]:
+    """A RECORDS.md hand record (``bidder`` None: an all-pass redeal) from the engine's integers."""
+    record: dict[str, Any] = {
+        "schema": SCHEMA,
+        "game_id": game_id,
+        "hand_index": hand_index,
+        "rules": rules.to_dict(),  # a fresh dict per record: records may be edited
+        "dealer": dealer,
+        "hands": [[ALL_CARDS[c] for c in h] for h in dealt],
+        "kitty": [ALL_CARDS[c] for c in kitty],
+        "bids": [[s, b] for s, b in bids],
+        "redeal": bidder is None,
+    }
+    played = bidder is not None
+    record.update(
+        bidder=bidder,
+        bid=bid if played else None,
+        trump=SUITS[trump] if played and trump is not None else None,
+        discards=[ALL_CARDS[c] for c in discards] if played else None,
+        tricks=[
+            {"leader": leader, "plays": [[s, ALL_CARDS[c]] for s, c in plays], "winner": won_by}
+            for leader, plays, won_by in tricks
+        ]
+        if played
+        else None,
+        points=points,
+        game_count=game_count,
+        hand_points=hand_points,
+        made_bid=made_bid,
+        score_before=score_before,
+        score_after=score_after,
+        game_over=winner is not None,
+        winner=winner,
+    )
+    return record
+
+
+def game_rng(entropy: int, slot: int = 0, episode: int = 0) -> np.random.Generator:
+    """The random generator of one game: game ``episode`` of slot ``slot`` in a run seeded ``entropy``.
+
+    Every engine seeds its games this way, so the same (seed, slot, episode) deals
+    the same cards in the PettingZoo env, the batched engine and the commands.
+    """
+    return np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=(slot, episode)))
+
+
+def game_label(entropy: int, slot: int = 0, episode: int = 0) -> str:
+    """The ``game_id`` of the game :func:`game_rng` seeds: ``{entropy:x}-{slot}-{episode}``."""
+    return f"{entropy:x}-{slot}-{episode}"
+
+
+def draw_deck(rng: np.random.Generator) -> list[int]:
+    """R4: a shuffled deck, the order of 32 uniform draws (batched engines draw many rows at once)."""
+    return np.argsort(rng.random(NUM_CARDS), kind="stable").tolist()
+
+
+def split_deck(deck: list[int]) -> tuple[list[list[int]], list[int]]:
+    """R4: six cards to each seat in turn of the deck, the last eight to the kitty."""
+    return [deck[6 * s : 6 * s + 6] for s in range(4)], deck[24:]
+
+
 class Game:
     """One game of Smear to ``rules.target_score``.
 
@@ -136,8 +218,7 @@ class Game:
         self.truncated = False
         # R3: the first dealer is drawn from the game's seed.
         self.dealer = int(rng.integers(4)) if dealer is None else dealer
-        deck = [int(c) for c in rng.permutation(NUM_CARDS)]
-        self.start_hand([deck[6 * s : 6 * s + 6] for s in range(4)], deck[24:])
+        self.start_hand(*split_deck(draw_deck(rng)))
 
     @classmethod
     def at_hand(
@@ -331,22 +412,9 @@ class Game:
 
     def _finish_hand(self, redeal: bool) -> None:
         rules = self.rules
-        record: dict[str, Any] = {
-            "schema": SCHEMA,
-            "game_id": self.game_id,
-            "hand_index": self.hand_index,
-            "rules": rules.to_dict(),  # a fresh dict per record: records may be edited
-            "dealer": self.dealer,
-            "hands": [[ALL_CARDS[c] for c in h] for h in self.dealt],
-            "kitty": [ALL_CARDS[c] for c in self.kitty],
-            "bids": [[s, b] for s, b in self.bids],
-            "redeal": redeal,
-        }
         score_before = list(self.scores)
         if redeal:
-            record.update(dict.fromkeys(("bidder", "bid", "trump", "discards", "tricks", "points", "game_count")))
-            record.update(dict.fromkeys(("hand_points", "made_bid")))
-            record.update(score_before=score_before, score_after=score_before, game_over=False, winner=None)
+            points, game_count, hand_points, made = None, None, None, None
         else:
             bidder, bid = self.bidder, self.high_bid
             assert bidder is not None and self.trump is not None
@@ -370,24 +438,27 @@ class Game:
                 self.winner = bid_team
             elif self.scores[1 - bid_team] >= target:
                 self.winner = 1 - bid_team
-            record.update(
-                bidder=bidder,
-                bid=bid,
-                trump=SUITS[self.trump],
-                discards=[ALL_CARDS[c] for c in self.discards],
-                tricks=[
-                    {"leader": leader, "plays": [[s, ALL_CARDS[c]] for s, c in plays], "winner": winner}
-                    for leader, plays, winner in self.tricks
-                ],
-                points=points,
-                game_count=game_count,
-                hand_points=hand_points,
-                made_bid=made,
-                score_before=score_before,
-                score_after=list(self.scores),
-                game_over=self.winner is not None,
-                winner=self.winner,
-            )
+        record = hand_record(
+            game_id=self.game_id,
+            hand_index=self.hand_index,
+            rules=rules,
+            dealer=self.dealer,
+            dealt=self.dealt,
+            kitty=self.kitty,
+            bids=self.bids,
+            bidder=None if redeal else self.bidder,
+            bid=self.high_bid,
+            trump=self.trump,
+            discards=self.discards,
+            tricks=self.tricks,
+            points=points,
+            game_count=game_count,
+            hand_points=hand_points,
+            made_bid=made,
+            score_before=score_before,
+            score_after=list(self.scores),
+            winner=self.winner,
+        )
         self.records.append(record)
         self.hand_index += 1
         if self.winner is not None:
@@ -401,5 +472,4 @@ class Game:
         if not redeal:
             # R3: the deal passes left after a scored hand.
             self.dealer = (self.dealer + 1) % 4
-        deck = [int(c) for c in self.rng.permutation(NUM_CARDS)]
-        self.start_hand([deck[6 * s : 6 * s + 6] for s in range(4)], deck[24:])
+        self.start_hand(*split_deck(draw_deck(self.rng)))

@@ -48,7 +48,7 @@ def test_spaces_and_observation_shapes():
 
 
 def test_r15_game_rewards_are_team_shared_plus_minus_one():
-    environment = smear_env.env(max_hands=400)
+    environment = smear_env.env(target_score=6)
     rng = np.random.default_rng(0)
     outcomes = set()
     for seed in range(6):
