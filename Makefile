@@ -29,6 +29,7 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(PY) -m pip install --quiet -e ".[bench]"
 	$(PY) benchmarks/bench_env.py
+	taskset -c 0 $(PY) benchmarks/bench_vector.py
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache .ruff_cache

@@ -12,6 +12,7 @@ from .observer import OBS_DIM, STATE_DIM, encode, layout_table, observe, state
 from .records import RecordError, check_records, read_records, write_records
 from .render import render_table
 from .rules import Rules
+from .vector import SmearVectorEnv
 from .view import SeatView, TrickView, sample_game, seat_view
 
 __version__ = "0.1.0"
@@ -27,6 +28,7 @@ __all__ = [
     "Rules",
     "STATE_DIM",
     "SeatView",
+    "SmearVectorEnv",
     "TrickView",
     "action_name",
     "action_table",

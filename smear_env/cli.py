@@ -8,6 +8,8 @@ import sys
 import time
 from typing import Any
 
+import numpy as np
+
 from .game import Game, game_label, game_rng
 from .records import RecordError, check_records, write_records
 from .rules import Rules
@@ -62,6 +64,21 @@ def play_random_games(rules: Rules, games: int, seed: int) -> list[dict[str, Any
     return records
 
 
+def play_random_games_vector(rules: Rules, games: int, seed: int) -> list[dict[str, Any]]:
+    """The same as :func:`play_random_games` on the batched engine: one slot per game, run until each has ended once."""
+    from .vector import SmearVectorEnv
+
+    venv = SmearVectorEnv(games, seed=seed, record="all", **rules.to_dict())
+    venv.reset()
+    rng = np.random.default_rng([seed, 1])
+    finished = np.zeros(games, dtype=bool)
+    while not finished.all():
+        _, _, terminated, truncated, _ = venv.step(venv.sample_actions(rng))
+        finished |= terminated | truncated
+    first = [r for r in venv.records if r["game_id"].endswith("-0")]  # each slot's first game only
+    return sorted(first, key=lambda r: int(r["game_id"].split("-")[1]))  # grouped by game, hands in order
+
+
 def describe_hand(record: dict[str, Any]) -> str:
     """One line saying what happened in a hand record."""
     head = f"{record['game_id']} hand {record['hand_index']:>3} dealer {record['dealer']}: "
@@ -88,6 +105,9 @@ def main(argv: list[str] | None = None) -> int:
         "--check", metavar="FILE.jsonl", help="check a records file by replaying it; exit 1 at the first broken record"
     )
     parser.add_argument("--print", action="store_true", dest="show", help="print one line per hand")
+    parser.add_argument(
+        "--engine", choices=("single", "vector"), default="single", help="single-game engine (default) or the batched engine"
+    )
     add_rule_flags(parser)
     args = parser.parse_args(argv)
 
@@ -109,7 +129,8 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as e:
         parser.error(str(e))
     start = time.perf_counter()
-    records = play_random_games(rules, args.games, args.seed)
+    play = play_random_games if args.engine == "single" else play_random_games_vector
+    records = play(rules, args.games, args.seed)
     elapsed = time.perf_counter() - start
     if args.show:
         for record in records:

@@ -68,16 +68,13 @@ from .observer import OBS_DIM, STATE_DIM, layout_table, observe
 from .observer import state as global_state
 from .records import write_records
 from .render import render_table
-from .rules import Rules
+from .rules import Rules, check_episode_settings
 
 __doc__ = (
     __doc__.replace("{layout}", "\n".join("    " + line for line in layout_table().splitlines()))
     .replace("{obs_dim}", str(OBS_DIM))
     .replace("{state_dim}", str(STATE_DIM))
 )
-
-EPISODES = ("game", "hand")
-REWARDS = ("game", "hand", "margin")
 
 
 def env(illegal_action: str = "raise", **kwargs: Any) -> AECEnv:
@@ -120,12 +117,7 @@ class raw_env(AECEnv):
         super().__init__()
         if render_mode not in (None, *self.metadata["render_modes"]):
             raise ValueError(f"render_mode={render_mode!r}: allowed are None, 'human', 'ansi'")
-        if episode not in EPISODES:
-            raise ValueError(f"episode={episode!r}: allowed are {EPISODES}")
-        if reward not in REWARDS:
-            raise ValueError(f"reward={reward!r}: allowed are {REWARDS}")
-        if episode == "hand" and reward == "game":
-            raise ValueError("reward='game' needs episode='game'; with episode='hand' use reward='hand' or 'margin'")
+        check_episode_settings(episode, reward)
         self.rules = Rules.from_dict(rule_settings)
         self.render_mode = render_mode
         self.episode = episode

@@ -1,6 +1,7 @@
 """The one observer: a seat view encoded as a flat float32 vector, and the global state.
 
-Seats in the observation are *relative*: 0 = me, 1 = my left, 2 = my partner,
+The card segments come first, each 32 entries on a 32-aligned offset, so that the
+batched engine writes them as unpacked bit masks. Seats in the observation are *relative*: 0 = me, 1 = my left, 2 = my partner,
 3 = my right. Cards are indexed ``suit * 8 + rank`` (``smear_env.cards``).
 ``python -m smear_env.observer`` prints the table below from :data:`LAYOUT`, so the
 documentation is generated from the code.
@@ -16,6 +17,10 @@ from .view import Knowledge, SeatView, knowledge_of_view, seat_knowledge
 
 LAYOUT: tuple[tuple[str, int, str], ...] = (
     ("hand", 32, "cards I hold"),
+    ("played", 128, "per relative seat, the cards it has played this hand"),
+    ("trick", 128, "per relative seat, its card in the trick in progress"),
+    ("picked_up", 32, "the kitty cards I picked up (bidder only)"),
+    ("discards", 32, "my discards (bidder only)"),
     ("phase", 4, "one-hot: bid, trump, discard, play (all zero when the game is over)"),
     ("to_act", 4, "one-hot relative seat whose turn it is"),
     ("dealer", 4, "one-hot relative seat of the dealer"),
@@ -24,11 +29,7 @@ LAYOUT: tuple[tuple[str, int, str], ...] = (
     ("bid", 3, "one-hot highest bid so far: 2, 3, 4"),
     ("trump", 4, "one-hot trump suit C, D, H, S once declared"),
     ("kitty_size", 4, "one-hot kitty_size 0-3"),
-    ("played", 128, "per relative seat, the cards it has played this hand"),
-    ("trick", 128, "per relative seat, its card in the trick in progress"),
     ("leader", 4, "one-hot relative seat leading the trick in progress"),
-    ("picked_up", 32, "the kitty cards I picked up (bidder only)"),
-    ("discards", 32, "my discards (bidder only)"),
     ("voids", 16, "per relative seat, suits C, D, H, S it has shown it lacks (R11)"),
     ("points", 6, "High, Low, Jack as taken so far: (mine, theirs) for each"),
     ("tricks_won", 2, "tricks won this hand by my team, the other team, / 6"),

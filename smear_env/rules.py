@@ -66,3 +66,17 @@ class Rules:
 
 
 _FIELD_NAMES = tuple(f.name for f in dataclasses.fields(Rules))
+
+
+EPISODES = ("game", "hand")
+REWARDS = ("game", "hand", "margin")
+
+
+def check_episode_settings(episode: str, reward: str) -> None:
+    """Validate the episode and reward choices shared by the env and the batched engine."""
+    if episode not in EPISODES:
+        raise ValueError(f"episode={episode!r}: allowed are {EPISODES}")
+    if reward not in REWARDS:
+        raise ValueError(f"reward={reward!r}: allowed are {REWARDS}")
+    if episode == "hand" and reward == "game":
+        raise ValueError("reward='game' needs episode='game'; with episode='hand' use reward='hand' or 'margin'")

@@ -29,3 +29,14 @@ def test_action_table_names_round_trip():
     for action in range(smear_env.NUM_ACTIONS):
         assert smear_env.parse_action(smear_env.action_name(action)) == action
     assert len(smear_env.action_table().splitlines()) == smear_env.NUM_ACTIONS
+
+
+def test_readme_python_examples_run(tmp_path, monkeypatch):
+    import re
+
+    monkeypatch.chdir(tmp_path)
+    namespace: dict = {}
+    blocks = re.findall(r"```python\n(.*?)```", README, flags=re.S)
+    assert blocks
+    for block in blocks:
+        exec(compile(block, "README.md", "exec"), namespace)

@@ -155,3 +155,11 @@ def test_cli_rejects_bad_settings(capsys):
     with pytest.raises(SystemExit):
         records_main(["--defender-cap", "0"])
     assert "defender_cap" in capsys.readouterr().err
+
+
+def test_cli_vector_engine_records_pass_the_checker(tmp_path):
+    out = tmp_path / "v.jsonl"
+    assert records_main(["--engine", "vector", "--games", "6", "--seed", "4", "--out", str(out), "--kitty-size", "2"]) == 0
+    records = read_records(out)
+    assert {r["game_id"] for r in records} == {f"4-{i}-0" for i in range(6)}
+    assert check_records(out) == len(records)

@@ -1,0 +1,699 @@
+"""The batched engine: B independent Smear games advanced in lockstep with numpy array operations.
+
+Cards in hand are 32-bit masks (bit ``c`` is card ``c``, a suit is 8 adjacent bits), so
+following suit, voids and the observation are bit operations over the whole batch.
+Game ``i`` of episode ``e`` in a run seeded ``S`` is dealt exactly as the single-game
+engine deals ``Game(rules, game_rng(S, i, e))``, and ``tests/test_vector_parity.py``
+plays the same games through both engines, asserting identical observations, masks,
+seats, rewards, episode ends and hand records at every step.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+
+from .actions import DISCARD_BASE, NUM_ACTIONS, PLAY_BASE, TRUMP_BASE
+from .cards import GAME_COUNT
+from .game import Game, IllegalActionError, Phase, game_label, game_rng, hand_record, split_deck
+from .observer import LAYOUT, OBS_DIM, OFFSETS, STATE_DIM
+from .records import write_records
+from .rules import Rules, check_episode_settings
+
+BID, TRUMP, DISCARD, PLAY = 0, 1, 2, 3
+BIT = (np.uint64(1) << np.arange(32, dtype=np.uint64)).astype(np.uint32)
+SUIT_BITS = np.array([0xFF << (8 * u) for u in range(4)] + [0], dtype=np.uint32)  # index -1: no trump yet
+CARD_GAME_COUNT = np.array(GAME_COUNT, dtype=np.int64)
+DEAL_CHUNK = 16  # deals drawn per game at a time (the same stream as one draw per hand)
+CATEGORIES = ("high", "low", "jack", "game")
+
+
+def _small_offsets() -> dict[str, int]:
+    """Bit offsets of the one-hot segments after the card words, in LAYOUT order."""
+    offsets, bit = {}, 0
+    for name, size, _ in LAYOUT[5:16]:
+        offsets[name] = bit
+        bit += size
+    assert bit == 69 and offsets["points"] < 64 < offsets["points"] + 6
+    return offsets
+
+
+CARD_DIM = OFFSETS["phase"]  # hand, played (4), trick (4), picked up, discards: 11 words
+_SMALL = _small_offsets()
+_SEATS = np.arange(4)
+BIT64 = np.uint64(1) << np.arange(64, dtype=np.uint64)
+BINARY_DIM = OFFSETS["tricks_won"]  # the 0/1 part; the rest are the six floats at the end of LAYOUT
+assert CARD_DIM == 11 * 32 and CARD_DIM + 69 == BINARY_DIM and OBS_DIM - BINARY_DIM == 6
+MASK_BITS = np.r_[0:8, 32:64, 64:96].astype(np.intp)
+
+
+def _unpack(words: np.ndarray) -> np.ndarray:
+    """[n, w] uint32 words -> [n, 32 w] uint8 bits, bit j of word k at column 32 k + j."""
+    return np.unpackbits(np.ascontiguousarray(words, dtype="<u4").view(np.uint8), axis=1, bitorder="little")
+
+
+def _highest_bit(x: np.ndarray) -> np.ndarray:
+    """The index of the highest set bit of each nonzero uint32 (exact: float64 holds 32-bit ints)."""
+    return np.floor(np.log2(x.astype(np.float64))).astype(np.int64)
+
+
+def _lowest_bit(x: np.ndarray) -> np.ndarray:
+    return _highest_bit(x & (~x + np.uint32(1)))
+
+
+class SmearVectorEnv:
+    """``num_envs`` games of Smear in lockstep (Gymnasium vector conventions).
+
+    ``obs, info = venv.reset(seed)``; ``obs, rewards, terminated, truncated, info =
+    venv.step(actions)``. ``obs`` is ``[B, OBS_DIM]`` float32, the observation of the seat
+    to act in each game (the ``smear_v0`` encoding); ``info["action_mask"]`` (``[B, 72]``
+    int8) and ``info["seat"]`` (``[B]``) are always present. ``rewards`` is ``[B, 4]``, by
+    seat, team-shared. Finished games reset at once; ``info["_final"]`` marks them and
+    ``info["final_*"]`` carries their episode return, length, hands, scores, winner,
+    points by category and bids.
+    """
+
+    def __init__(
+        self,
+        num_envs: int,
+        seed: int | None = None,
+        episode: str = "game",
+        reward: str = "game",
+        record: str | list[int] | None = None,
+        **rule_settings: Any,
+    ) -> None:
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+            raise ValueError(f"num_envs={num_envs!r}: must be a positive int")
+        check_episode_settings(episode, reward)
+        self.rules = Rules.from_dict(rule_settings)
+        self.num_envs = n = int(num_envs)
+        self.episode_mode = episode
+        self.reward_mode = reward
+        if record is None:
+            self._recorded = np.zeros(n, dtype=bool)
+        elif record == "all":
+            self._recorded = np.ones(n, dtype=bool)
+        else:
+            chosen = np.asarray(record)
+            if chosen.ndim != 1 or chosen.dtype.kind not in "iu" or (chosen.size and (chosen.min() < 0 or chosen.max() >= n)):
+                raise ValueError(f"record={record!r}: use None, 'all' or a list of game indices 0..{n - 1}")
+            self._recorded = np.zeros(n, dtype=bool)
+            self._recorded[chosen] = True
+        self.records: list[dict[str, Any]] = []
+        self.observation_shape = (OBS_DIM,)
+        self.state_shape = (STATE_DIM,)
+        self.num_actions = NUM_ACTIONS
+        self._seed = seed
+        self._ready = False
+
+    # ------------------------------------------------------------------ setup
+    def reset(self, seed: int | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+        """Start every game afresh; game i of this run is then (seed, i, 0), (seed, i, 1), ..."""
+        n = self.num_envs
+        if seed is None:
+            seed = self._seed
+        self.entropy = int(np.random.SeedSequence(seed).entropy)
+        self.episode = np.zeros(n, dtype=np.int64)
+        self._rngs: list[np.random.Generator | None] = [None] * n
+        self._deal_buf = np.zeros((n, DEAL_CHUNK, 32), dtype=np.int64)
+        self._deal_pos = np.zeros(n, dtype=np.int64)
+        self.deck = np.zeros((n, 32), dtype=np.int64)
+        self.scores = np.zeros((n, 2), dtype=np.int64)
+        self.dealer = np.zeros(n, dtype=np.int64)
+        self.hand_index = np.zeros(n, dtype=np.int64)
+        self.phase = np.zeros(n, dtype=np.int64)
+        self.to_act = np.zeros(n, dtype=np.int64)
+        self.leader = np.zeros(n, dtype=np.int64)
+        self.hold = np.zeros((n, 4), dtype=np.uint32)
+        self.bids = np.zeros((n, 4), dtype=np.int64)
+        self.high_bid = np.zeros(n, dtype=np.int64)
+        self.bidder = np.zeros(n, dtype=np.int64)
+        self.trump = np.zeros(n, dtype=np.int64)
+        self.picked = np.zeros(n, dtype=np.uint32)
+        self.discard_bits = np.zeros(n, dtype=np.uint32)
+        self.discard_order = np.zeros((n, 3), dtype=np.int64)
+        self.num_discards = np.zeros(n, dtype=np.int64)
+        self.played = np.zeros((n, 4), dtype=np.uint32)
+        self.trick_bits = np.zeros((n, 4), dtype=np.uint32)
+        self.owner = np.zeros((n, 32), dtype=np.int64)  # who played each card this hand, -1: nobody
+        self.trick_cards = np.zeros((n, 6, 4), dtype=np.int64)
+        self.trick_leader = np.zeros((n, 6), dtype=np.int64)
+        self.trick_winner = np.zeros((n, 6), dtype=np.int64)
+        self.num_tricks = np.zeros(n, dtype=np.int64)
+        self.num_in_trick = np.zeros(n, dtype=np.int64)
+        self.tricks_won = np.zeros((n, 2), dtype=np.int64)
+        self.game_count = np.zeros((n, 2), dtype=np.int64)
+        self.jack_team = np.zeros(n, dtype=np.int64)
+        self.voids = np.zeros((n, 4), dtype=np.uint32)
+        self.ep_return = np.zeros((n, 4), dtype=np.float64)
+        self.ep_length = np.zeros(n, dtype=np.int64)
+        self.ep_points = np.zeros((n, 2, 4), dtype=np.int64)
+        self.ep_bids = np.zeros((n, 2, 3), dtype=np.int64)
+        self.ep_made = np.zeros((n, 2, 3), dtype=np.int64)
+        self._ready = True
+        self._new_games(np.arange(n))
+        obs, self._mask = self._observe()
+        return obs, {"action_mask": self._mask, "seat": self.to_act.copy()}
+
+    def _new_games(self, games: np.ndarray) -> None:
+        """Begin a fresh game in each slot of ``games`` (R3: dealer drawn from the game's seed)."""
+        for i in games.tolist():
+            rng = game_rng(self.entropy, i, int(self.episode[i]))
+            self._rngs[i] = rng
+            self.dealer[i] = int(rng.integers(4))
+            self._deal_pos[i] = DEAL_CHUNK
+        self.scores[games] = 0
+        self.hand_index[games] = 0
+        self.ep_return[games] = 0
+        self.ep_length[games] = 0
+        self.ep_points[games] = 0
+        self.ep_bids[games] = 0
+        self.ep_made[games] = 0
+        self._deal(games)
+
+    def _deal(self, games: np.ndarray) -> None:
+        """R4: deal the next hand in each of ``games``."""
+        for i in games[self._deal_pos[games] == DEAL_CHUNK].tolist():
+            draws = self._rngs[i].random((DEAL_CHUNK, 32))
+            self._deal_buf[i] = np.argsort(draws, axis=1, kind="stable")
+            self._deal_pos[i] = 0
+        deck = self._deal_buf[games, self._deal_pos[games]]
+        self._deal_pos[games] += 1
+        self.deck[games] = deck
+        self.hold[games] = np.bitwise_or.reduce(BIT[deck[:, :24]].reshape(-1, 4, 6), axis=2)
+        self.bids[games] = -1
+        self.high_bid[games] = 0
+        self.bidder[games] = -1
+        self.trump[games] = -1
+        self.picked[games] = 0
+        self.discard_bits[games] = 0
+        self.num_discards[games] = 0
+        self.played[games] = 0
+        self.trick_bits[games] = 0
+        self.owner[games] = -1
+        self.num_tricks[games] = 0
+        self.num_in_trick[games] = 0
+        self.tricks_won[games] = 0
+        self.game_count[games] = 0
+        self.jack_team[games] = -1
+        self.voids[games] = 0
+        self.phase[games] = BID
+        self.to_act[games] = (self.dealer[games] + 1) % 4  # R6
+        self.leader[games] = -1
+
+    # ------------------------------------------------------------------ step
+    def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """One action per game for the seat to act; raises before changing anything if any is illegal."""
+        if not self._ready:
+            raise RuntimeError("call reset() before step()")
+        a = np.asarray(actions)
+        n = self.num_envs
+        if a.shape != (n,) or a.dtype.kind not in "iu":
+            raise ValueError(f"actions must be an integer array of shape ({n},), got {a.dtype} {a.shape}")
+        a = a.astype(np.int64, copy=False)
+        in_range = (a >= 0) & (a < NUM_ACTIONS)
+        legal = in_range.copy()
+        legal[in_range] = self._mask[np.flatnonzero(in_range), a[in_range]].astype(bool)
+        if not legal.all():
+            bad = np.flatnonzero(~legal)
+            detail = "; ".join(
+                f"game {g}: action {a[g]} by seat {self.to_act[g]} in phase {Phase(self.phase[g]).name}, "
+                f"legal {np.flatnonzero(self._mask[g]).tolist()}"
+                for g in bad[:5].tolist()
+            )
+            more = f" (and {bad.size - 5} more)" if bad.size > 5 else ""
+            raise IllegalActionError(f"illegal actions in {bad.size} game(s): {detail}{more}")
+
+        self._rewards = np.zeros((n, 4), dtype=np.float32)
+        self._terminated = np.zeros(n, dtype=bool)
+        self._truncated = np.zeros(n, dtype=bool)
+        self._final: dict[str, Any] = {}
+        self.ep_length += 1
+        phase = self.phase
+        groups = [np.flatnonzero(phase == p) for p in (BID, TRUMP, DISCARD, PLAY)]
+        if groups[BID].size:
+            self._bid(groups[BID], a[groups[BID]])
+        if groups[TRUMP].size:
+            g = groups[TRUMP]
+            self.trump[g] = a[g] - TRUMP_BASE
+            self.phase[g] = DISCARD if self.rules.kitty_size else PLAY
+        if groups[DISCARD].size:
+            self._discard(groups[DISCARD], a[groups[DISCARD]])
+        if groups[PLAY].size:
+            self._play(groups[PLAY], a[groups[PLAY]])
+
+        self.ep_return += self._rewards
+        obs, self._mask = self._observe()
+        info: dict[str, Any] = {"action_mask": self._mask, "seat": self.to_act.copy()}
+        info.update(self._final)
+        return obs, self._rewards, self._terminated, self._truncated, info
+
+    def _bid(self, g: np.ndarray, action: np.ndarray) -> None:
+        seat = self.to_act[g]
+        bid = np.where(action == 0, 0, action + 1)
+        self.bids[g, seat] = bid
+        up = bid > 0
+        self.high_bid[g[up]] = bid[up]
+        self.bidder[g[up]] = seat[up]
+        # R7: bidding ends after the dealer's turn or at once on a bid of 4.
+        ended = (seat == self.dealer[g]) | (bid == 4)
+        going = g[~ended]
+        self.to_act[going] = (self.to_act[going] + 1) % 4
+        done = g[ended]
+        redeal = done[self.bidder[done] < 0]
+        won = done[self.bidder[done] >= 0]
+        if won.size:
+            k = self.rules.kitty_size
+            bidder = self.bidder[won]
+            if k:
+                # R8: the bidder picks up the first k kitty cards.
+                picked = np.bitwise_or.reduce(BIT[self.deck[won, 24 : 24 + k]], axis=1)
+                self.picked[won] = picked
+                self.hold[won, bidder] |= picked
+            self.phase[won] = TRUMP
+            self.to_act[won] = bidder
+            self.leader[won] = bidder
+        if redeal.size:
+            self._finish_hands(redeal, scored=False)
+
+    def _discard(self, g: np.ndarray, action: np.ndarray) -> None:
+        card = action - DISCARD_BASE
+        seat = self.to_act[g]
+        self.hold[g, seat] &= ~BIT[card]
+        self.discard_order[g, self.num_discards[g]] = card
+        self.discard_bits[g] |= BIT[card]
+        self.num_discards[g] += 1
+        done = g[self.num_discards[g] == self.rules.kitty_size]
+        self.phase[done] = PLAY
+
+    def _play(self, g: np.ndarray, action: np.ndarray) -> None:
+        card = action - PLAY_BASE
+        seat = self.to_act[g]
+        bit = BIT[card]
+        self.hold[g, seat] &= ~bit
+        pos = self.num_in_trick[g]
+        trick = self.num_tricks[g]
+        leading = pos == 0
+        self.leader[g[leading]] = seat[leading]
+        led = self.trick_cards[g, trick, 0] >> 3
+        suit = card >> 3
+        # R11: neither the suit led nor a trump: no card of the suit led.
+        off = ~leading & (suit != led) & (suit != self.trump[g])
+        self.voids[g[off], seat[off]] |= BIT[led[off]]
+        self.trick_cards[g, trick, pos] = card
+        self.played[g, seat] |= bit
+        self.trick_bits[g, seat] |= bit
+        self.owner[g, card] = seat
+        self.num_in_trick[g] += 1
+        self.to_act[g] = (seat + 1) % 4
+        full = g[self.num_in_trick[g] == 4]
+        if full.size:
+            self._finish_tricks(full)
+
+    def _finish_tricks(self, f: np.ndarray) -> None:
+        t = self.num_tricks[f]
+        cards = self.trick_cards[f, t]
+        leader = self.leader[f]
+        suit = cards >> 3
+        trump = self.trump[f][:, None]
+        # R12: the highest trump, else the highest card of the suit led.
+        key = (suit == trump) * 16 + (suit == suit[:, :1]) * 8 + (cards & 7)
+        winner = (leader + np.argmax(key, axis=1)) % 4
+        team = winner & 1
+        self.trick_leader[f, t] = leader
+        self.trick_winner[f, t] = winner
+        self.tricks_won[f, team] += 1
+        self.game_count[f, team] += CARD_GAME_COUNT[cards].sum(axis=1)
+        has_jack = (cards == trump * 8 + 4).any(axis=1)
+        self.jack_team[f[has_jack]] = team[has_jack]
+        self.num_tricks[f] += 1
+        self.num_in_trick[f] = 0
+        self.trick_bits[f] = 0
+        self.to_act[f] = winner
+        self.leader[f] = winner
+        done = f[self.num_tricks[f] == 6]
+        if done.size:
+            self._finish_hands(done, scored=True)
+
+    def _owner(self, games: np.ndarray, cards: np.ndarray) -> np.ndarray:
+        """The seat that played each card this hand, -1 if nobody did."""
+        return self.owner[games, cards]
+
+    def _trump_points(self, games: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """R13a/b (or R13v): the seats that played the High and the Low card so far, -1 if none."""
+        trump = self.trump[games]
+        if self.rules.high_low_in_play:
+            played = self.played[games]
+            trumps = (played[:, 0] | played[:, 1] | played[:, 2] | played[:, 3]) & SUIT_BITS[trump]
+            some = trumps != 0
+            high = np.where(some, _highest_bit(np.where(some, trumps, 1)), 0)
+            low = np.where(some, _lowest_bit(np.where(some, trumps, 1)), 0)
+            return np.where(some, self._owner(games, high), -1), np.where(some, self._owner(games, low), -1)
+        return self._owner(games, trump * 8 + 7), self._owner(games, trump * 8)
+
+    def _finish_hands(self, h: np.ndarray, scored: bool) -> None:
+        """Score (R13-R15) or throw in (R7) the hands of games ``h``, then end or deal on."""
+        rules = self.rules
+        m = h.size
+        rows = np.arange(m)
+        score_before = self.scores[h].copy()
+        winner = np.full(m, -1)
+        if scored:
+            high_seat, low_seat = self._trump_points(h)
+            discard_count = np.where(
+                np.arange(3)[None, :] < self.num_discards[h][:, None], CARD_GAME_COUNT[self.discard_order[h]], 0
+            ).sum(axis=1)
+            bid_team = self.bidder[h] & 1
+            game_count = self.game_count[h].copy()
+            game_count[rows, bid_team] += discard_count
+            game_point = np.where(
+                game_count[:, 0] == game_count[:, 1], -1, (game_count[:, 1] > game_count[:, 0]).astype(np.int64)
+            )
+            points = np.stack(
+                [
+                    np.where(high_seat >= 0, high_seat & 1, -1),
+                    np.where(low_seat >= 0, low_seat & 1, -1),
+                    self.jack_team[h],
+                    game_point,
+                ],
+                axis=1,
+            )
+            hand_points = np.stack([(points == 0).sum(axis=1), (points == 1).sum(axis=1)], axis=1)
+            bid = self.high_bid[h]
+            made = hand_points[rows, bid_team] >= bid
+            # R14, R15v-b
+            bidder_score = score_before[rows, bid_team] + np.where(made, hand_points[rows, bid_team], -bid)
+            defender_score = score_before[rows, 1 - bid_team] + hand_points[rows, 1 - bid_team]
+            if rules.defender_cap is not None:
+                defender_score = np.minimum(defender_score, rules.defender_cap)
+            self.scores[h, bid_team] = bidder_score
+            self.scores[h, 1 - bid_team] = defender_score
+            target = rules.target_score
+            if rules.win_only_on_made_bid:
+                winner = np.where(made & (bidder_score >= target), bid_team, -1)
+            else:
+                winner = np.where(bidder_score >= target, bid_team, np.where(defender_score >= target, 1 - bid_team, -1))
+            for team in (0, 1):
+                self.ep_points[h, team] += points == team
+            self.ep_bids[h, bid_team, bid - 2] += 1
+            self.ep_made[h, bid_team, bid - 2] += made
+            if self.reward_mode != "game":
+                change = self.scores[h] - score_before
+                by_team = change - change[:, ::-1] if self.reward_mode == "margin" else change
+                self._rewards[h] = by_team[:, [0, 1, 0, 1]]
+        recorded = self._recorded[h]
+        if recorded.any():
+            for j in np.flatnonzero(recorded).tolist():
+                extra = {}
+                if scored:
+                    extra = dict(
+                        points={c: (None if v < 0 else int(v)) for c, v in zip(CATEGORIES, points[j].tolist(), strict=True)},
+                        game_count=game_count[j].tolist(),
+                        hand_points=hand_points[j].tolist(),
+                        made_bid=bool(made[j]),
+                    )
+                self.records.append(self._record(int(h[j]), scored, score_before[j].tolist(), int(winner[j]), extra))
+        self.hand_index[h] += 1
+        over = winner >= 0
+        truncated = ~over & (self.hand_index[h] >= rules.max_hands)  # R16
+        ended = over | truncated
+        if scored and self.episode_mode == "hand":
+            ended = np.ones(m, dtype=bool)
+        if self.reward_mode == "game" and over.any():
+            won = h[over]
+            sign = np.where(winner[over] == 0, 1.0, -1.0)
+            self._rewards[won] = sign[:, None] * np.array([1.0, -1.0, 1.0, -1.0])
+        self._terminated[h[ended & ~truncated]] = True
+        self._truncated[h[truncated]] = True
+        going = h[~ended]
+        if scored:
+            self.dealer[going] = (self.dealer[going] + 1) % 4  # R3
+        if going.size:
+            self._deal(going)
+        done = h[ended]
+        if done.size:
+            self._end_episodes(done, winner[ended])
+
+    def _end_episodes(self, done: np.ndarray, winner: np.ndarray) -> None:
+        n = self.num_envs
+        final = self._final
+        if not final:
+            final.update(
+                _final=np.zeros(n, dtype=bool),
+                final_return=np.zeros((n, 4), dtype=np.float64),
+                final_length=np.zeros(n, dtype=np.int64),
+                final_hands=np.zeros(n, dtype=np.int64),
+                final_scores=np.zeros((n, 2), dtype=np.int64),
+                final_winner=np.full(n, -1, dtype=np.int64),
+                final_points=np.zeros((n, 2, 4), dtype=np.int64),
+                final_bids=np.zeros((n, 2, 3), dtype=np.int64),
+                final_made=np.zeros((n, 2, 3), dtype=np.int64),
+            )
+        final["_final"][done] = True
+        final["final_return"][done] = self.ep_return[done] + self._rewards[done]
+        final["final_length"][done] = self.ep_length[done]
+        final["final_hands"][done] = self.hand_index[done]
+        final["final_scores"][done] = self.scores[done]
+        final["final_winner"][done] = winner
+        final["final_points"][done] = self.ep_points[done]
+        final["final_bids"][done] = self.ep_bids[done]
+        final["final_made"][done] = self.ep_made[done]
+        self.episode[done] += 1
+        self._new_games(done)
+        self.ep_return[done] = -self._rewards[done]  # step() adds this step's rewards: the new game starts at 0
+
+    def _record(self, i: int, scored: bool, score_before: list[int], winner: int, extra: dict[str, Any]) -> dict[str, Any]:
+        hands, kitty = split_deck(self.deck[i].tolist())
+        dealer = int(self.dealer[i])
+        bids = [((dealer + 1 + j) % 4, int(self.bids[i, (dealer + 1 + j) % 4])) for j in range(4)]
+        tricks = [
+            (
+                int(self.trick_leader[i, t]),
+                [((int(self.trick_leader[i, t]) + j) % 4, int(self.trick_cards[i, t, j])) for j in range(4)],
+                int(self.trick_winner[i, t]),
+            )
+            for t in range(6)
+        ]
+        return hand_record(
+            game_id=game_label(self.entropy, i, int(self.episode[i])),
+            hand_index=int(self.hand_index[i]),
+            rules=self.rules,
+            dealer=dealer,
+            dealt=hands,
+            kitty=kitty,
+            bids=[b for b in bids if b[1] >= 0],
+            bidder=int(self.bidder[i]) if scored else None,
+            bid=int(self.high_bid[i]),
+            trump=int(self.trump[i]),
+            discards=self.discard_order[i, : self.num_discards[i]].tolist(),
+            tricks=tricks if scored else [],
+            points=extra.get("points"),
+            game_count=extra.get("game_count"),
+            hand_points=extra.get("hand_points"),
+            made_bid=extra.get("made_bid"),
+            score_before=score_before,
+            score_after=self.scores[i].tolist(),
+            winner=None if winner < 0 else winner,
+        )
+
+    # ------------------------------------------------------------------ observation
+    def _words(self, me: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The 0/1 observation of seat ``me`` of each game, packed as bits in LAYOUT order.
+
+        Returns [n, 11] uint32 card words (hand, played by relative seat, trick by relative
+        seat, picked up, discards) and [n, 2] uint64 holding the 69 one-hot bits after them.
+        """
+        n = self.num_envs
+        r = np.arange(n)
+        rot = (me[:, None] + _SEATS) & 3  # relative seat j -> absolute seat
+        cards = np.empty((n, 11), dtype=np.uint32)
+        cards[:, 0] = self.hold[r, me]
+        cards[:, 1:5] = np.take_along_axis(self.played, rot, axis=1)
+        cards[:, 5:9] = np.take_along_axis(self.trick_bits, rot, axis=1)
+        is_bidder = (self.bidder == me) & (self.phase != BID)
+        cards[:, 9] = np.where(is_bidder, self.picked, 0)
+        cards[:, 10] = np.where(is_bidder, self.discard_bits, 0)
+        phase = self.phase
+        trump = self.trump
+        o = _SMALL
+        bids = np.take_along_axis(self.bids, rot, axis=1)  # by relative seat
+        bid_bits = np.where(bids >= 0, BIT64[4 * _SEATS + np.maximum(bids - 1, 0)], 0)
+        void_bits = np.take_along_axis(self.voids, rot, axis=1).astype(np.uint64) << (4 * _SEATS).astype(np.uint64)
+        lo = (
+            BIT64[o["phase"] + phase]
+            | BIT64[o["to_act"] + ((self.to_act - me) & 3)]
+            | BIT64[o["dealer"] + ((self.dealer - me) & 3)]
+            | ((bid_bits[:, 0] | bid_bits[:, 1] | bid_bits[:, 2] | bid_bits[:, 3]) << np.uint64(o["bids"]))
+            | np.where(
+                self.bidder >= 0,
+                BIT64[o["bidder"] + ((self.bidder - me) & 3)] | BIT64[o["bid"] + np.maximum(self.high_bid - 2, 0)],
+                0,
+            )
+            | np.where(trump >= 0, BIT64[o["trump"] + trump], 0)
+            | BIT64[o["kitty_size"] + self.rules.kitty_size]
+            | np.where(phase == PLAY, BIT64[o["leader"] + ((self.leader - me) & 3)], 0)
+            | ((void_bits[:, 0] | void_bits[:, 1] | void_bits[:, 2] | void_bits[:, 3]) << np.uint64(o["voids"]))
+        )
+        points = np.zeros(n, dtype=np.uint64)
+        playing = np.flatnonzero(trump >= 0)
+        if playing.size:
+            mine = me[playing] & 1
+            high, low = self._trump_points(playing)
+            jack = self.jack_team[playing]
+            points[playing] = (
+                np.where(high >= 0, BIT64[((high & 1) != mine).astype(np.int64)], 0)
+                | np.where(low >= 0, BIT64[2 + ((low & 1) != mine)], 0)
+                | np.where(jack >= 0, BIT64[4 + (jack != mine)], 0)
+            )
+        small = np.empty((n, 2), dtype=np.uint64)
+        # The points straddle the two 64-bit words.
+        small[:, 0] = lo | (points << np.uint64(o["points"]))
+        small[:, 1] = points >> np.uint64(64 - o["points"])
+        return cards, small
+
+    def _encode(self, me: np.ndarray) -> np.ndarray:
+        n = self.num_envs
+        obs = np.empty((n, OBS_DIM), dtype=np.float32)
+        cards, small = self._words(me)
+        obs[:, :CARD_DIM] = _unpack(cards)
+        obs[:, CARD_DIM:BINARY_DIM] = _unpack(small.view(np.uint32))[:, :69]
+        mine = me & 1
+        r = np.arange(n)
+        tail = np.empty((n, 6), dtype=np.float64)
+        tail[:, 0] = self.tricks_won[r, mine] / 6
+        tail[:, 1] = self.tricks_won[r, 1 - mine] / 6
+        tail[:, 2] = self.game_count[r, mine] / 80
+        tail[:, 3] = self.game_count[r, 1 - mine] / 80
+        target = self.rules.target_score
+        tail[:, 4] = np.clip(self.scores[r, mine] / target, -1.0, 1.0)
+        tail[:, 5] = np.clip(self.scores[r, 1 - mine] / target, -1.0, 1.0)
+        obs[:, BINARY_DIM:] = tail
+        return obs
+
+    def _legal_words(self) -> np.ndarray:
+        """[n, 3] uint32: bits 0-7 pass/bids/trumps, then the discard and the play card masks."""
+        n = self.num_envs
+        r = np.arange(n)
+        phase = self.phase
+        me = self.to_act
+        hand = self.hold[r, me]
+        trump_bits = SUIT_BITS[self.trump]
+        words = np.zeros((n, 3), dtype=np.uint32)
+        # R6, R7v: pass unless the stuck dealer; bids above the highest.
+        stuck = (me == self.dealer) & (self.high_bid == 0) if self.rules.stick_the_dealer else np.zeros(n, dtype=bool)
+        bid_bits = np.where(stuck, 0, 1) | np.where(self.high_bid < 2, 2, 0) | np.where(self.high_bid < 3, 4, 0) | 8
+        # R9: a suit the bidder holds.
+        suits_held = sum(np.where(hand & SUIT_BITS[u], 1 << (4 + u), 0) for u in range(4))
+        words[:, 0] = np.where(phase == BID, bid_bits, np.where(phase == TRUMP, suits_held, 0))
+        # R10: a trump only while more than six are held.
+        trump_ok = np.bitwise_count(hand & trump_bits) > 6
+        words[:, 1] = np.where(phase == DISCARD, np.where(trump_ok, hand, hand & ~trump_bits), 0)
+        # R9, R11: lead a trump first; follow the suit led or trump; else anything.
+        led = self.trick_cards[r, np.minimum(self.num_tricks, 5), 0] >> 3
+        led_bits = SUIT_BITS[led]
+        follow = np.where(hand & led_bits, hand & (led_bits | trump_bits), hand)
+        first = (self.num_tricks == 0) & (self.num_in_trick == 0)
+        play = np.where(first, hand & trump_bits, np.where(self.num_in_trick == 0, hand, follow))
+        words[:, 2] = np.where(phase == PLAY, play, 0)
+        return words
+
+    def _observe(self) -> tuple[np.ndarray, np.ndarray]:
+        self._legal = self._legal_words()
+        mask = _unpack(self._legal)[:, MASK_BITS].view(np.int8)
+        return self._encode(self.to_act), mask
+
+    # ------------------------------------------------------------------ access
+    @property
+    def action_mask(self) -> np.ndarray:
+        """The legal-action mask of the seat to act in each game, [B, 72] int8."""
+        return self._mask
+
+    def sample_actions(self, rng: np.random.Generator) -> np.ndarray:
+        """A uniformly random legal action for each game (the k-th set bit of the legal words)."""
+        words = self._legal
+        counts = np.bitwise_count(words).astype(np.int64)
+        k = (rng.random(self.num_envs) * counts.sum(axis=1)).astype(np.int64)
+        in_first = k < counts[:, 0]
+        in_second = ~in_first & (k < counts[:, 0] + counts[:, 1])
+        which = np.where(in_first, 0, np.where(in_second, 1, 2))
+        k -= np.where(in_first, 0, np.where(in_second, counts[:, 0], counts[:, 0] + counts[:, 1]))
+        w = words[np.arange(self.num_envs), which].astype(np.uint64)
+        pos = np.zeros(self.num_envs, dtype=np.int64)
+        for width in (16, 8, 4, 2, 1):
+            low = np.bitwise_count(w & np.uint64((1 << width) - 1)).astype(np.int64)
+            up = k >= low
+            k -= np.where(up, low, 0)
+            pos += np.where(up, width, 0)
+            w = np.where(up, w >> np.uint64(width), w)
+        return np.array([0, DISCARD_BASE, PLAY_BASE])[which] + pos
+
+    def state(self) -> np.ndarray:
+        """The full-information vector of each game, [B, STATE_DIM] (layout of ``smear_env.observer.state``)."""
+        n = self.num_envs
+        k = self.rules.kitty_size
+        kitty_all = np.bitwise_or.reduce(BIT[self.deck[:, 24:]], axis=1)
+        kitty_rest = np.bitwise_or.reduce(BIT[self.deck[:, 24 + k :]], axis=1) if k < 8 else np.zeros(n, np.uint32)
+        words = np.empty((n, 7), dtype=np.uint32)
+        words[:, :4] = self.hold
+        words[:, 4] = np.where(self.phase == BID, kitty_all, kitty_rest)
+        words[:, 5] = np.where(self.phase == BID, 0, self.picked)
+        words[:, 6] = self.discard_bits
+        out = np.empty((n, STATE_DIM), dtype=np.float32)
+        out[:, :224] = _unpack(words)
+        out[:, 224:] = self._encode(np.zeros(n, dtype=np.int64))
+        return out
+
+    def game(self, i: int) -> Game:
+        """A single-engine snapshot of game ``i`` (to read a seat view or search from; playing it on leaves the batch alone)."""
+        if not 0 <= i < self.num_envs:
+            raise IndexError(f"game {i}: there are {self.num_envs} games (0..{self.num_envs - 1})")
+        game = Game.__new__(Game)
+        game.rules = self.rules
+        game.rng = np.random.default_rng(self._rngs[i].integers(2**63))
+        game.game_id = game_label(self.entropy, i, int(self.episode[i]))
+        game.scores = self.scores[i].tolist()
+        game.hand_index = int(self.hand_index[i])
+        game.records = []
+        game.winner = None
+        game.truncated = False
+        game.dealer = int(self.dealer[i])
+        hands, kitty = split_deck(self.deck[i].tolist())
+        game.dealt, game.kitty = hands, kitty
+        game.holding = [[c for c in range(32) if int(self.hold[i, s]) >> c & 1] for s in range(4)]
+        game.bids = [((game.dealer + 1 + j) % 4, int(self.bids[i, (game.dealer + 1 + j) % 4])) for j in range(4)]
+        game.bids = [b for b in game.bids if b[1] >= 0]
+        game.high_bid = int(self.high_bid[i])
+        game.bidder = None if self.bidder[i] < 0 else int(self.bidder[i])
+        game.trump = None if self.trump[i] < 0 else int(self.trump[i])
+        phase = int(self.phase[i])
+        game.picked_up = kitty[: self.rules.kitty_size] if phase != BID else []
+        game.discards = self.discard_order[i, : self.num_discards[i]].tolist()
+        nt = int(self.num_tricks[i])
+        game.tricks = [
+            (
+                int(self.trick_leader[i, t]),
+                [((int(self.trick_leader[i, t]) + j) % 4, int(self.trick_cards[i, t, j])) for j in range(4)],
+                int(self.trick_winner[i, t]),
+            )
+            for t in range(nt)
+        ]
+        lead = int(self.leader[i])
+        game.trick = (
+            [((lead + j) % 4, int(self.trick_cards[i, nt, j])) for j in range(int(self.num_in_trick[i]))] if nt < 6 else []
+        )
+        game.leader = None if lead < 0 else lead
+        game.voids = [[bool(int(self.voids[i, s]) >> u & 1) for u in range(4)] for s in range(4)]
+        game.phase = Phase(phase)
+        game.to_act = int(self.to_act[i])
+        game._legal = None
+        return game
+
+    def write_records(self, path: str | os.PathLike[str]) -> int:
+        """Write the hand records of the recorded games (``record=``) atomically."""
+        return write_records(self.records, path)
+
+    def memory_bytes(self) -> int:
+        """Bytes held in the batch's arrays (for per-game memory figures)."""
+        return sum(v.nbytes for v in vars(self).values() if isinstance(v, np.ndarray))

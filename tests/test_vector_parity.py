@@ -1,0 +1,177 @@
+"""The batched engine plays exactly the games of the single-game engine (and of smear_v0)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import smear_env
+from smear_env import Game, IllegalActionError, Rules, check_records, observe, seat_view
+from smear_env.game import game_label, game_rng
+from smear_env.observer import state as single_state
+from smear_env.vector import SmearVectorEnv
+
+SETTINGS = [
+    {},
+    {"kitty_size": 0},
+    {"kitty_size": 1, "stick_the_dealer": True},
+    {"kitty_size": 2, "high_low_in_play": True},
+    {"kitty_size": 3, "win_only_on_made_bid": True, "defender_cap": 15},
+    {"kitty_size": 3, "defender_cap": 10, "target_score": 7, "max_hands": 6},
+]
+EPISODES = [("game", "game"), ("game", "hand"), ("hand", "margin")]
+
+
+class Reference:
+    """B single-engine games driven like the batched engine (same seeds, same auto-reset)."""
+
+    def __init__(self, n: int, seed: int, rules: Rules, episode: str, reward: str):
+        self.n, self.seed, self.rules, self.episode, self.reward = n, seed, rules, episode, reward
+        self.episodes = [0] * n
+        self.games = [self._new(i) for i in range(n)]
+        self.records: list[dict] = []
+
+    def _new(self, i: int) -> Game:
+        return Game(self.rules, game_rng(self.seed, i, self.episodes[i]), game_id=game_label(self.seed, i, self.episodes[i]))
+
+    def observe(self):
+        obs = np.stack([observe(g, g.to_act) for g in self.games])
+        mask = np.stack([g.action_mask() for g in self.games])
+        return obs, mask, np.array([g.to_act for g in self.games])
+
+    def step(self, actions):
+        rewards = np.zeros((self.n, 4), dtype=np.float32)
+        terminated = np.zeros(self.n, dtype=bool)
+        truncated = np.zeros(self.n, dtype=bool)
+        for i, game in enumerate(self.games):
+            before = len(game.records)
+            scores = list(game.scores)
+            game.step(int(actions[i]))
+            if len(game.records) == before:
+                continue
+            self.records.extend(game.records[before:])
+            scored = not game.records[-1]["redeal"]
+            change = [game.scores[t] - scores[t] for t in (0, 1)]
+            for seat in range(4):
+                team = seat & 1
+                if scored and self.reward == "hand":
+                    rewards[i, seat] = change[team]
+                elif scored and self.reward == "margin":
+                    rewards[i, seat] = change[team] - change[1 - team]
+                elif self.reward == "game" and game.winner is not None:
+                    rewards[i, seat] = 1.0 if team == game.winner else -1.0
+            if game.truncated:
+                truncated[i] = True
+            elif game.winner is not None or (self.episode == "hand" and scored):
+                terminated[i] = True
+            if terminated[i] or truncated[i]:
+                self.episodes[i] += 1
+                self.games[i] = self._new(i)
+        return rewards, terminated, truncated
+
+
+@pytest.mark.parametrize("settings", SETTINGS, ids=lambda s: ",".join(f"{k}={v}" for k, v in s.items()) or "default")
+@pytest.mark.parametrize("episode, reward", EPISODES)
+def test_parity_every_step(settings, episode, reward):
+    n, seed, steps = 24, 7, 500
+    rules = Rules(**settings)
+    venv = SmearVectorEnv(n, seed=seed, episode=episode, reward=reward, record="all", **settings)
+    ref = Reference(n, seed, rules, episode, reward)
+    obs, info = venv.reset()
+    rng = np.random.default_rng(1)
+    ended = 0
+    for _ in range(steps):
+        ref_obs, ref_mask, ref_seat = ref.observe()
+        np.testing.assert_array_equal(info["seat"], ref_seat)
+        np.testing.assert_array_equal(info["action_mask"], ref_mask)
+        np.testing.assert_array_equal(obs, ref_obs)
+        actions = venv.sample_actions(rng)
+        obs, rewards, terminated, truncated, info = venv.step(actions)
+        ref_rewards, ref_terminated, ref_truncated = ref.step(actions)
+        np.testing.assert_array_equal(rewards, ref_rewards)
+        np.testing.assert_array_equal(terminated, ref_terminated)
+        np.testing.assert_array_equal(truncated, ref_truncated)
+        ended += int((terminated | truncated).sum())
+    assert venv.records == ref.records
+    assert check_records(venv.records) == len(venv.records) > 0
+    if settings.get("max_hands") or episode == "hand":
+        assert ended > 0
+
+
+def test_parity_with_the_pettingzoo_env_for_one_game():
+    """Game 0 of a batch seeded S is episode after episode the smear_v0 env reset with seed S."""
+    venv = SmearVectorEnv(1, seed=11, reward="hand")
+    obs, info = venv.reset()
+    environment = smear_env.env(reward="hand")
+    environment.reset(seed=11)
+    rng = np.random.default_rng(0)
+    for _ in range(400):
+        agent = environment.agent_selection
+        pz_obs = environment.observe(agent)
+        assert int(agent[-1]) == info["seat"][0]
+        np.testing.assert_array_equal(pz_obs["observation"], obs[0])
+        np.testing.assert_array_equal(pz_obs["action_mask"], info["action_mask"][0])
+        action = venv.sample_actions(rng)
+        obs, rewards, terminated, truncated, info = venv.step(action)
+        environment.step(int(action[0]))
+        if terminated[0] or truncated[0]:
+            environment.reset()
+
+
+def test_state_and_game_snapshot_match_single_engine():
+    rules = Rules(kitty_size=2)
+    venv = SmearVectorEnv(6, seed=3, kitty_size=2)
+    venv.reset()
+    ref = Reference(6, 3, rules, "game", "game")
+    rng = np.random.default_rng(2)
+    for _ in range(150):
+        np.testing.assert_array_equal(venv.state(), np.stack([single_state(g) for g in ref.games]))
+        for i, game in enumerate(ref.games):
+            for seat in range(4):
+                assert seat_view(venv.game(i), seat) == seat_view(game, seat)
+        actions = venv.sample_actions(rng)
+        venv.step(actions)
+        ref.step(actions)
+
+
+def test_final_info_on_episode_end():
+    venv = SmearVectorEnv(32, seed=0, target_score=5)
+    venv.reset()
+    rng = np.random.default_rng(0)
+    seen = 0
+    for _ in range(600):
+        _, rewards, terminated, truncated, info = venv.step(venv.sample_actions(rng))
+        if "_final" in info:
+            done = info["_final"]
+            assert np.array_equal(done, terminated | truncated)
+            for i in np.flatnonzero(terminated):
+                winner = info["final_winner"][i]
+                assert info["final_return"][i].tolist() == ([1, -1, 1, -1] if winner == 0 else [-1, 1, -1, 1])
+                assert info["final_scores"][i].max() >= 5
+                assert info["final_points"][i].sum() <= 4 * info["final_hands"][i]
+                assert info["final_made"][i].sum() <= info["final_bids"][i].sum()
+                seen += 1
+    assert seen > 0
+
+
+def test_bad_actions_name_games_and_change_nothing():
+    venv = SmearVectorEnv(4, seed=0)
+    obs, info = venv.reset()
+    actions = np.array([np.flatnonzero(m)[0] for m in info["action_mask"]])
+    bad = actions.copy()
+    bad[2] = 71  # not legal while bidding
+    before = venv.state().copy()
+    with pytest.raises(IllegalActionError, match=r"game 2: action 71 by seat \d in phase BID"):
+        venv.step(bad)
+    np.testing.assert_array_equal(venv.state(), before)
+    with pytest.raises(ValueError, match=r"shape \(4,\)"):
+        venv.step(actions[:3])
+    with pytest.raises(ValueError, match="integer array"):
+        venv.step(actions.astype(float))
+    venv.step(actions)  # recovers
+    with pytest.raises(ValueError, match="kitty_size"):
+        SmearVectorEnv(2, kitty_size=9)
+    with pytest.raises(ValueError, match="num_envs"):
+        SmearVectorEnv(0)
+    with pytest.raises(ValueError, match="record="):
+        SmearVectorEnv(2, record=[5])
