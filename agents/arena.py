@@ -1,0 +1,282 @@
+"""Head-to-head matches in the duplicate format, and leagues with ratings.
+
+Duplicate format: deal set ``d`` is one game seed; it is played twice, once with A's
+partnership in seats 0 and 2 and once with A in seats 1 and 3. The deals of a game
+depend only on its seed (never on the play), so both games see the same cards hand
+by hand, and pairing their results cancels most of the card luck.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from smear_env import Game, Rules, observe, seat_view
+from smear_env.game import game_label, game_rng
+
+from .base import Agent, load_agent
+
+CATEGORIES = ("high", "low", "jack", "game")
+
+
+@dataclass
+class DealSetResult:
+    """What happened in the two games of one deal set, from A's side (index 0 = A, 1 = B)."""
+
+    deal_set: int
+    outcomes: list[float]  # A's result in each game: 1 win, 0.5 truncated, 0 loss
+    margins: list[int]  # A's final score minus B's, each game
+    hands: int = 0  # scored hands in both games
+    points: np.ndarray = field(default_factory=lambda: np.zeros((2, 4), dtype=np.int64))
+    bid_turns: np.ndarray = field(default_factory=lambda: np.zeros(2, dtype=np.int64))
+    bids: np.ndarray = field(default_factory=lambda: np.zeros((2, 3), dtype=np.int64))
+    contracts: np.ndarray = field(default_factory=lambda: np.zeros((2, 3), dtype=np.int64))
+    made: np.ndarray = field(default_factory=lambda: np.zeros((2, 3), dtype=np.int64))
+    decisions: np.ndarray = field(default_factory=lambda: np.zeros(2, dtype=np.int64))
+    seconds: np.ndarray = field(default_factory=lambda: np.zeros(2, dtype=np.float64))
+    records: list[dict[str, Any]] = field(default_factory=list)
+
+
+def play_deal_set(agents: tuple[Agent, Agent], rules: Rules, seed: int, deal_set: int, keep_records: bool) -> DealSetResult:
+    """Play deal set ``deal_set`` twice, partnerships swapped; agents are reseeded per game and seat."""
+    result = DealSetResult(deal_set, [], [])
+    for swap in (0, 1):
+        # side[seat] is 0 for A, 1 for B.
+        side = [(seat + swap) & 1 for seat in range(4)]
+        game = Game(rules, game_rng(seed, deal_set, 0), game_id=f"{game_label(seed, deal_set, 0)}-{'AB'[swap]}")
+        for seat in range(4):
+            agents[side[seat]].seed([seed, deal_set, swap, seat])
+        while not game.game_over:
+            seat = game.to_act
+            who = side[seat]
+            view = seat_view(game, seat)
+            start = time.perf_counter()
+            action = agents[who].act(observe(game, seat), game.action_mask(), view)
+            result.seconds[who] += time.perf_counter() - start
+            result.decisions[who] += 1
+            game.step(int(action))
+        a_team = swap  # A holds seats 0, 2 (team 0) when swap == 0
+        result.outcomes.append(0.5 if game.winner is None else float(game.winner == a_team))
+        result.margins.append(game.scores[a_team] - game.scores[1 - a_team])
+        for record in game.records:
+            for s, b in record["bids"]:
+                result.bid_turns[side[s]] += 1
+                if b:
+                    result.bids[side[s], b - 2] += 1
+            if record["redeal"]:
+                continue
+            result.hands += 1
+            for k, category in enumerate(CATEGORIES):
+                team = record["points"][category]
+                if team is not None:
+                    result.points[int(team != a_team), k] += 1
+            who = side[record["bidder"]]
+            result.contracts[who, record["bid"] - 2] += 1
+            result.made[who, record["bid"] - 2] += record["made_bid"]
+        if keep_records:
+            for record in game.records:
+                record["agents"] = [("A", "B")[side[s]] for s in range(4)]
+            result.records.extend(game.records)
+    return result
+
+
+def _play_chunk(specs: tuple[str, str], rules: Rules, seed: int, deal_sets: list[int], keep_records: bool) -> list[DealSetResult]:
+    agents = (load_agent(specs[0]), load_agent(specs[1]))
+    return [play_deal_set(agents, rules, seed, d, keep_records) for d in deal_sets]
+
+
+@dataclass
+class MatchResult:
+    """A match of A against B: every deal set's results and the summary statistics."""
+
+    agents: tuple[str, str]
+    rules: Rules
+    seed: int
+    deal_sets: list[DealSetResult]
+
+    @property
+    def games(self) -> int:
+        return 2 * len(self.deal_sets)
+
+    def outcomes(self) -> np.ndarray:
+        """[deal sets, 2] A's result in each game."""
+        return np.array([d.outcomes for d in self.deal_sets], dtype=np.float64)
+
+    def win_rate_ci95(self) -> tuple[float, float, float]:
+        """A's game win rate (truncated games count half) and a 95% interval over paired deal sets.
+
+        Normal interval on the deal-set means, with one won and one lost pseudo deal set
+        added (in the manner of Agresti and Caffo) so that it never collapses to a point.
+        """
+        per_set = self.outcomes().mean(axis=1)
+        rate = float(per_set.mean())
+        padded = np.concatenate([per_set, [0.0, 1.0]])
+        half = 1.96 * padded.std(ddof=1) / math.sqrt(padded.size)
+        centre = padded.mean()
+        return rate, max(0.0, centre - half), min(1.0, centre + half)
+
+    def summary(self) -> dict[str, Any]:
+        sets = self.deal_sets
+        hands = sum(d.hands for d in sets)
+        points = sum(d.points for d in sets)
+        bid_turns = sum(d.bid_turns for d in sets)
+        bids = sum(d.bids for d in sets)
+        contracts = sum(d.contracts for d in sets)
+        made = sum(d.made for d in sets)
+        decisions = sum(d.decisions for d in sets)
+        seconds = sum(d.seconds for d in sets)
+        rate, low, high = self.win_rate_ci95()
+        margins = np.array([m for d in sets for m in d.margins], dtype=np.float64)
+        names = self.agents
+        return {
+            "agents": list(names),
+            "games": self.games,
+            "deal_sets": len(sets),
+            "seed": self.seed,
+            "rules": self.rules.to_dict(),
+            "win_rate": rate,
+            "win_rate_ci95": [low, high],
+            "score_margin_per_game": float(margins.mean()),
+            "score_margin_per_hand": float(margins.sum() / max(hands, 1)),
+            "hands": hands,
+            "points_by_category": {
+                name: {c: float(points[i, k] / max(hands, 1)) for k, c in enumerate(CATEGORIES)} for i, name in enumerate(names)
+            },
+            "bid_rate": {
+                name: {str(b + 2): float(bids[i, b] / max(bid_turns[i], 1)) for b in range(3)} for i, name in enumerate(names)
+            },
+            "made_bid_rate": {
+                name: {str(b + 2): (float(made[i, b] / contracts[i, b]) if contracts[i, b] else None) for b in range(3)}
+                for i, name in enumerate(names)
+            },
+            "contracts": {name: {str(b + 2): int(contracts[i, b]) for b in range(3)} for i, name in enumerate(names)},
+            "decisions_per_second": {name: float(decisions[i] / max(seconds[i], 1e-9)) for i, name in enumerate(names)},
+        }
+
+    def records(self) -> list[dict[str, Any]]:
+        return [r for d in self.deal_sets for r in d.records]
+
+
+def run_match(
+    spec_a: str,
+    spec_b: str,
+    games: int,
+    seed: int = 0,
+    rules: Rules | None = None,
+    workers: int = 1,
+    keep_records: bool = False,
+    progress: Callable[[int], None] | None = None,
+) -> MatchResult:
+    """Play ``games`` games (rounded up to whole deal sets) of A against B in the duplicate format.
+
+    Results are identical for the same seed whatever the number of workers.
+    """
+    if games < 2:
+        raise ValueError(f"games={games}: a duplicate match needs at least 2 games (one deal set)")
+    if workers < 1:
+        raise ValueError(f"workers={workers}: must be at least 1")
+    rules = rules or Rules()
+    load_agent(spec_a), load_agent(spec_b)  # fail early, in this process, on a bad spec
+    deal_sets = list(range((games + 1) // 2))
+    chunk = max(1, min(25, len(deal_sets) // (4 * workers) or 1))
+    chunks = [deal_sets[i : i + chunk] for i in range(0, len(deal_sets), chunk)]
+    results: list[DealSetResult] = []
+    if workers == 1:
+        agents = (load_agent(spec_a), load_agent(spec_b))
+        for part in chunks:
+            results.extend(play_deal_set(agents, rules, seed, d, keep_records) for d in part)
+            if progress:
+                progress(2 * len(part))
+    else:
+        with ProcessPoolExecutor(workers) as pool:
+            futures = [pool.submit(_play_chunk, (spec_a, spec_b), rules, seed, part, keep_records) for part in chunks]
+            for future in futures:
+                part = future.result()
+                results.extend(part)
+                if progress:
+                    progress(2 * len(part))
+    results.sort(key=lambda d: d.deal_set)
+    return MatchResult((spec_a, spec_b), rules, seed, results)
+
+
+def fit_elo(names: list[str], games: list[tuple[int, int, float]], iterations: int = 2000) -> np.ndarray:
+    """Bradley-Terry (Elo scale) ratings from (i, j, score of i) games, mean 1500."""
+    n = len(names)
+    wins = np.zeros((n, n))
+    count = np.zeros((n, n))
+    for i, j, s in games:
+        wins[i, j] += s
+        wins[j, i] += 1 - s
+        count[i, j] += 1
+        count[j, i] += 1
+    # Half a win and half a loss against every opponent keep unbeaten agents finite.
+    wins += 0.5 * (count > 0)
+    count += 1.0 * (count > 0)
+    strength = np.ones(n)
+    for _ in range(iterations):
+        denom = (count / (strength[:, None] + strength[None, :])).sum(axis=1)
+        updated = wins.sum(axis=1) / np.maximum(denom, 1e-12)
+        updated /= np.exp(np.log(updated).mean())
+        if np.allclose(updated, strength, rtol=1e-10):
+            break
+        strength = updated
+    ratings = 400 * np.log10(strength)
+    return ratings - ratings.mean() + 1500
+
+
+def league_ratings(names: list[str], matches: dict[tuple[int, int], MatchResult], seed: int = 0, resamples: int = 200):
+    """Elo ratings and their standard deviation over bootstrap resamples of each match's deal sets."""
+
+    def games_of(pick: dict[tuple[int, int], np.ndarray]) -> list[tuple[int, int, float]]:
+        out = []
+        for (i, j), match in matches.items():
+            for row in match.outcomes()[pick[(i, j)]]:
+                out.extend((i, j, float(s)) for s in row)
+        return out
+
+    full = {key: np.arange(len(m.deal_sets)) for key, m in matches.items()}
+    ratings = fit_elo(names, games_of(full))
+    rng = np.random.default_rng(seed)
+    samples = []
+    for _ in range(resamples):
+        pick = {key: rng.integers(len(m.deal_sets), size=len(m.deal_sets)) for key, m in matches.items()}
+        samples.append(fit_elo(names, games_of(pick), iterations=300))
+    return ratings, np.std(samples, axis=0)
+
+
+def plot_ratings(names: list[str], ratings: np.ndarray, spread: np.ndarray, path: str) -> None:
+    """A horizontal bar chart of ratings with +-2 sd error bars, written to ``path``."""
+    import os
+    import tempfile
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    order = np.argsort(ratings)
+    fig, ax = plt.subplots(figsize=(7, 0.6 * len(names) + 1.5))
+    ax.barh(
+        range(len(names)), ratings[order] - ratings.min() + 50, left=ratings.min() - 50, xerr=2 * spread[order], color="#4c72b0"
+    )
+    ax.set_yticks(range(len(names)), [names[i] for i in order])
+    ax.set_xlabel("Elo (Bradley-Terry fit, error bars +-2 sd over resampled deal sets)")
+    ax.set_title("smear-rl league")
+    fig.tight_layout()
+    directory = os.path.dirname(os.path.abspath(path))
+    os.makedirs(directory, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=directory, suffix=".png")
+    os.close(fd)
+    try:
+        fig.savefig(tmp)
+        os.replace(tmp, path)
+    finally:
+        plt.close(fig)
+        if os.path.exists(tmp):
+            os.unlink(tmp)

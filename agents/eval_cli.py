@@ -1,0 +1,133 @@
+"""``smear-eval``: duplicate-format matches and leagues between agents."""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import os
+import sys
+import tempfile
+from typing import Any
+
+from smear_env.cli import add_rule_flags, rules_from_args
+from smear_env.records import write_records
+
+from .arena import MatchResult, league_ratings, plot_ratings, run_match
+from .base import load_agent
+
+
+def _progress(total: int, label: str, enabled: bool):
+    from tqdm import tqdm
+
+    bar = tqdm(total=total, desc=label, unit="game", disable=not enabled, file=sys.stderr)
+    return bar, bar.update
+
+
+def format_summary(summary: dict[str, Any]) -> str:
+    a, b = summary["agents"]
+    low, high = summary["win_rate_ci95"]
+    lines = [
+        f"{a} vs {b}: {summary['games']} games in {summary['deal_sets']} deal sets (duplicate format, seed {summary['seed']})",
+        f"  win rate of {a}: {summary['win_rate']:.3f}  95% CI [{low:.3f}, {high:.3f}]",
+        f"  score margin of {a}: {summary['score_margin_per_game']:+.2f} per game, {summary['score_margin_per_hand']:+.3f} per hand"
+        f" ({summary['hands']} scored hands)",
+        f"  {'':<28}{'High':>7}{'Low':>7}{'Jack':>7}{'Game':>7}   points per hand",
+    ]
+    for name in (a, b):
+        p = summary["points_by_category"][name]
+        lines.append(f"  {name:<28}" + "".join(f"{p[c]:>7.3f}" for c in ("high", "low", "jack", "game")))
+    lines.append(f"  {'':<28}{'bid 2':>16}{'bid 3':>16}{'bid 4':>16}   bid rate / made rate")
+    for name in (a, b):
+        cells = []
+        for level in ("2", "3", "4"):
+            made = summary["made_bid_rate"][name][level]
+            cells.append(f"{summary['bid_rate'][name][level]:.3f}/{'-' if made is None else f'{made:.3f}':>5}")
+        lines.append(f"  {name:<28}" + "".join(f"{c:>16}" for c in cells))
+    lines.append("  decisions per second: " + ", ".join(f"{n} {v:,.0f}" for n, v in summary["decisions_per_second"].items()))
+    return "\n".join(lines)
+
+
+def _write_json(data: Any, path: str) -> None:
+    directory = os.path.dirname(os.path.abspath(path))
+    os.makedirs(directory, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=directory, suffix=".json.tmp")
+    with os.fdopen(fd, "w") as f:
+        json.dump(data, f, indent=2)
+    os.replace(tmp, path)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="smear-eval",
+        description="Play agent A's partnership against agent B's in the duplicate format and report the result with its uncertainty.",
+    )
+    parser.add_argument(
+        "a", nargs="?", help="agent spec: random, heuristic, pimc[:samples=N,seconds=S], file.py:Class, module:Class"
+    )
+    parser.add_argument("b", nargs="?", help="the opposing agent spec")
+    parser.add_argument("--games", type=int, default=200, help="games to play, rounded up to whole deal sets of 2 (default 200)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the deal sets (default 0)")
+    parser.add_argument("--workers", type=int, default=1, help="processes to play in (same results for the same seed)")
+    parser.add_argument("--json", metavar="FILE", help="write the summary as JSON")
+    parser.add_argument("--records", metavar="FILE", help="write every hand as RECORDS.md hand records")
+    parser.add_argument("--league", metavar="A,B,C", help="play every pairing of these agents and print a rating table")
+    parser.add_argument(
+        "--plot", metavar="FILE.png", default="league.png", help="where --league draws its ratings (default league.png)"
+    )
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_rule_flags(parser)
+    args = parser.parse_args(argv)
+    try:
+        rules = rules_from_args(args)
+    except ValueError as e:
+        parser.error(str(e))
+    if args.games < 2:
+        parser.error(f"--games {args.games}: a duplicate match needs at least 2 games")
+    if args.workers < 1:
+        parser.error(f"--workers {args.workers}: must be at least 1")
+    specs = [s.strip() for s in args.league.split(",")] if args.league else [args.a, args.b]
+    if any(not s for s in specs) or len(specs) < 2:
+        parser.error("give two agent specs A B, or --league A,B[,C...]")
+    for spec in specs:
+        try:
+            load_agent(spec)
+        except ValueError as e:
+            parser.error(str(e))
+
+    matches: dict[tuple[int, int], MatchResult] = {}
+    pairs = list(itertools.combinations(range(len(specs)), 2))
+    for i, j in pairs:
+        label = f"{specs[i]} vs {specs[j]}"
+        bar, update = _progress(2 * ((args.games + 1) // 2), label, not args.no_progress)
+        with bar:
+            match = run_match(specs[i], specs[j], args.games, args.seed, rules, args.workers, bool(args.records), update)
+        matches[(i, j)] = match
+        print(format_summary(match.summary()))
+    if args.records:
+        count = write_records((r for m in matches.values() for r in m.records()), args.records)
+        print(f"wrote {count} hand records to {args.records}")
+    if args.league:
+        ratings, spread = league_ratings(specs, matches, seed=args.seed)
+        print("\nRatings (Bradley-Terry on the Elo scale, mean 1500; sd over 200 resamples of the deal sets)")
+        for k in sorted(range(len(specs)), key=lambda k: -ratings[k]):
+            print(f"  {specs[k]:<30} {ratings[k]:7.0f} +- {spread[k]:.0f}")
+        plot_ratings(specs, ratings, spread, args.plot)
+        print(f"wrote {args.plot}")
+        if args.json:
+            _write_json(
+                {
+                    "agents": specs,
+                    "ratings": {s: float(r) for s, r in zip(specs, ratings, strict=True)},
+                    "rating_sd": {s: float(r) for s, r in zip(specs, spread, strict=True)},
+                    "matches": [m.summary() for m in matches.values()],
+                },
+                args.json,
+            )
+    elif args.json:
+        _write_json(matches[(0, 1)].summary(), args.json)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,151 @@
+"""A rule-based Smear player that bids from an estimate of its points and plays with intent.
+
+Rules, in the order they are tried:
+
+Bidding
+    For every suit it holds, estimate the points the hand can take with that suit as
+    trump: High 1.0 with the ace (0.15 without: the kitty may hold it); Low 1.0 with the
+    7 (we play it, so it is ours), else 0.25 (partner's or the kitty's); Jack 1.0 with the
+    jack guarded by the ace, 0.75 by the king or queen, 0.5 bare, else 0.1 per higher
+    trump held; Game 0.15 + 0.08 per trump + 0.04 per ten or ace held (at most 0.95);
+    plus 0.12 per kitty card. It bids the whole number of the best suit's estimate (2-4)
+    when that beats the highest bid, one less when its partner already bid; the stuck
+    dealer bids 2.
+Trump
+    The suit with the best estimate after the pick-up.
+Discards
+    Never a trump while it may keep it; first non-trump tens (their 10 game-count goes
+    to the bidder's team), then the lowest side cards, keeping side aces.
+Play
+    Leading: the bidder's team pulls trumps with its highest trump while it holds the
+    highest one left or the ace; a side ace is cashed; otherwise the lowest card of the
+    longest side suit. Following: when the partner is winning the trick (and no higher
+    trump can follow from an opponent who may still hold one), it feeds count: a ten,
+    then the jack of trump if safe, else the lowest; when an opponent is winning, it
+    takes the trick with the cheapest card that wins if the trick holds the jack, a
+    ten, or more than 3 game-count, or if it is the last to play; otherwise it throws
+    its lowest card, never a ten or the jack of trump when something else is legal.
+    The 7 of trump is thrown early (Low goes to whoever plays it).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from smear_env import SeatView
+from smear_env.actions import DISCARD_BASE, PASS, PLAY_BASE, TRUMP_BASE, bid_action
+from smear_env.cards import ACE, GAME_COUNT, JACK, KING, QUEEN, SEVEN, SUITS, TEN
+from smear_env.game import Phase, trick_winner
+from smear_env.view import CARD_INDEX
+
+from .base import Agent
+
+
+def estimate_points(hand: list[int], suit: int, kitty_cards: int) -> float:
+    """The expected points a hand takes with ``suit`` as trump (see the module docstring)."""
+    trumps = {c & 7 for c in hand if c >> 3 == suit}
+    high = 1.0 if ACE in trumps else 0.15
+    low = 1.0 if SEVEN in trumps else 0.25
+    if JACK in trumps:
+        jack = 1.0 if ACE in trumps else 0.75 if (KING in trumps or QUEEN in trumps) else 0.5
+    else:
+        jack = 0.1 * len(trumps & {ACE, KING, QUEEN})
+    tens_aces = sum(1 for c in hand if c & 7 in (TEN, ACE))
+    game = min(0.95, 0.15 + 0.08 * len(trumps) + 0.04 * tens_aces)
+    return high + low + jack + game + 0.12 * kitty_cards
+
+
+class HeuristicAgent(Agent):
+    """The rule-based player documented in this module."""
+
+    name = "heuristic"
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, view: SeatView) -> int:
+        legal = list(view.legal_actions) or np.flatnonzero(action_mask).tolist()
+        hand = [CARD_INDEX[c] for c in view.hand]
+        if view.phase == Phase.BID:
+            return self._bid(view, hand, legal)
+        if view.phase == Phase.TRUMP:
+            best = max((a - TRUMP_BASE for a in legal), key=lambda s: estimate_points(hand, s, 0))
+            return TRUMP_BASE + best
+        if view.phase == Phase.DISCARD:
+            return DISCARD_BASE + self._discard(view, hand, [a - DISCARD_BASE for a in legal])
+        return PLAY_BASE + self._play(view, hand, [a - PLAY_BASE for a in legal])
+
+    def _bid(self, view: SeatView, hand: list[int], legal: list[int]) -> int:
+        k = view.rules.kitty_size
+        estimate = max(estimate_points(hand, s, k) for s in {c >> 3 for c in hand})
+        partner_bid = any(s == (view.seat + 2) % 4 and b > 0 for s, b in view.bids)
+        want = min(4, int(estimate) - (1 if partner_bid else 0))
+        for bid in range(want, 1, -1):
+            if bid_action(bid) in legal:
+                return bid_action(bid)
+        return PASS if PASS in legal else min(legal)  # the stuck dealer bids the least
+
+    def _discard(self, view: SeatView, hand: list[int], allowed: list[int]) -> int:
+        trump = SUITS.index(view.trump)
+        side = [c for c in allowed if c >> 3 != trump]
+        if not side:
+            return min(allowed, key=lambda c: (c & 7 in (ACE, JACK, SEVEN), c & 7))
+        tens = [c for c in side if c & 7 == TEN]
+        if tens:
+            return tens[0]
+        return min(side, key=lambda c: (c & 7 == ACE, c & 7))
+
+    def _play(self, view: SeatView, hand: list[int], legal: list[int]) -> int:
+        trump = SUITS.index(view.trump)
+        played = {CARD_INDEX[c] for t in view.tricks for _, c in t.plays} | {CARD_INDEX[c] for _, c in view.trick}
+        unseen_trumps = [c for c in range(trump * 8, trump * 8 + 8) if c not in played and c not in hand]
+        my_team = view.seat & 1
+        if not view.trick:
+            return self._lead(view, hand, legal, trump, unseen_trumps, my_team)
+        trick = [(s, CARD_INDEX[c]) for s, c in view.trick]
+        current = trick_winner(trick, trump)
+        winning_card = dict((s, c) for s, c in trick)[current]
+        last_to_play = len(trick) == 3
+        jack = trump * 8 + JACK
+        seven = trump * 8 + SEVEN
+
+        def beats(card: int) -> bool:
+            return trick_winner([*trick, (view.seat, card)], trump) == view.seat
+
+        if (current & 1) == my_team:
+            # Partner winning: is it safe from the opponents still to play?
+            safe = last_to_play or (winning_card >> 3 == trump and all(c < winning_card for c in unseen_trumps))
+            if safe:
+                feed = [c for c in legal if c & 7 == TEN] or [c for c in legal if c == jack] or [c for c in legal if c == seven]
+                if feed:
+                    return feed[0]
+            return self._lowest(legal, trump, avoid={jack})
+        count = sum(GAME_COUNT[c] for _, c in trick)
+        worth = last_to_play or count > 3 or any(c == jack for _, c in trick) or any(c & 7 == TEN for _, c in trick)
+        winners = [c for c in legal if beats(c)]
+        if worth and winners:
+            # Cheapest winner; a trump that might be over-trumped is still the best try.
+            return min(winners, key=lambda c: (c >> 3 == trump, c == jack, c & 7))
+        if seven in legal:
+            return seven
+        return self._lowest(legal, trump, avoid={jack})
+
+    def _lead(self, view: SeatView, hand: list[int], legal: list[int], trump: int, unseen: list[int], my_team: int) -> int:
+        trumps = sorted((c for c in legal if c >> 3 == trump), reverse=True)
+        bidder_team = view.bidder is not None and (view.bidder & 1) == my_team
+        if trumps and (not unseen or trumps[0] > max(unseen)) and (bidder_team or trumps[0] & 7 == ACE):
+            return trumps[0]
+        side_aces = [c for c in legal if c >> 3 != trump and c & 7 == ACE]
+        if side_aces:
+            return side_aces[0]
+        if trumps and len(legal) == len(trumps):
+            # Only trumps (or the first lead): the lowest that is not the jack, else the jack.
+            return min(trumps, key=lambda c: (c & 7 == JACK, c & 7 == TEN, c & 7))
+        side = [c for c in legal if c >> 3 != trump]
+        by_suit: dict[int, list[int]] = {}
+        for c in side:
+            by_suit.setdefault(c >> 3, []).append(c)
+        longest = max(by_suit.values(), key=len)
+        return min(longest, key=lambda c: (c & 7 == TEN, c & 7))
+
+    @staticmethod
+    def _lowest(legal: list[int], trump: int, avoid: set[int]) -> int:
+        """The cheapest card to give away: no tens or guarded points when anything else will do."""
+        return min(legal, key=lambda c: (c in avoid, c & 7 == TEN, c >> 3 == trump, GAME_COUNT[c], c & 7))

@@ -1,0 +1,186 @@
+"""Perfect-information Monte-Carlo search (PIMC), the method of the strongest Skat and Bridge programs.
+
+For each decision the agent deals the cards it cannot see at random, consistently
+with its seat view (``smear_env.sample_game``: hand sizes, cards played, its own
+pick-up and discards, the voids R11 revealed), solves every deal exactly with open
+cards (``agents.dds``), and takes the action with the best average value: its team's
+score change minus the other team's for the hand (R13, R14).
+
+* Play: every legal card is valued by the solver on each deal.
+* Trump: each suit it holds, with the discards the heuristic player would make, is
+  solved on each deal.
+* Discards: each candidate card, the rest of the discards completed the heuristic
+  way, is solved on each deal.
+* Bidding: on each deal (the kitty included) it takes the pick-up, picks the suit the
+  heuristic estimate likes best, discards the heuristic way and solves the play for
+  every bid it may make; passing is worth 0 (the other seats' contracts are not
+  modelled). It bids the level with the best average if that beats 0.
+
+``samples`` caps the deals per decision, ``seconds`` the time per decision (the first
+deal is always solved).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from smear_env import SeatView, sample_game
+from smear_env.actions import BID_BASE, DISCARD_BASE, MIN_BID, PASS, PLAY_BASE, TRUMP_BASE
+from smear_env.cards import ACE, GAME_COUNT, JACK, SEVEN
+from smear_env.game import Game, Phase
+
+from .base import Agent
+from .dds import Solver
+from .heuristic import HeuristicAgent, estimate_points
+
+
+def _mask(cards) -> int:
+    out = 0
+    for c in cards:
+        out |= 1 << c
+    return out
+
+
+def _decided_points(game: Game, trump: int, hands: list[list[int]]) -> tuple[int, int]:
+    """R13a/b (or R13v): the teams that will take High and Low, given every held card is played."""
+    played = [(s, c) for _, plays, _ in game.tricks for s, c in plays] + list(game.trick)
+    owners = {c: s for s, c in played}
+    for s, hand in enumerate(hands):
+        for c in hand:
+            owners[c] = s
+    trumps = sorted(c for c in owners if c >> 3 == trump)
+    if game.rules.high_low_in_play:
+        high, low = (trumps[-1], trumps[0]) if trumps else (None, None)
+    else:
+        high, low = trump * 8 + ACE, trump * 8 + SEVEN
+    return (owners[high] & 1 if high in owners else -1), (owners[low] & 1 if low in owners else -1)
+
+
+class PIMCAgent(Agent):
+    """PIMC search with an exact double-dummy solver; see the module docstring."""
+
+    name = "pimc"
+
+    def __init__(self, samples: int = 20, seconds: float = 0.1) -> None:
+        super().__init__()
+        if samples < 1 or seconds <= 0:
+            raise ValueError(f"pimc: samples={samples} must be >= 1 and seconds={seconds} > 0")
+        self.samples = samples
+        self.seconds = seconds
+        self.solver = Solver()
+        self._heuristic = HeuristicAgent()
+        self.deals_solved = 0
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, view: SeatView) -> int:
+        legal = list(view.legal_actions) or np.flatnonzero(action_mask).tolist()
+        if len(legal) == 1:
+            return legal[0]
+        deadline = time.perf_counter() + self.seconds
+        totals: dict[int, float] = dict.fromkeys(legal, 0.0)
+        for i in range(self.samples):
+            if i and time.perf_counter() > deadline:
+                break
+            game = sample_game(view, self.rng)
+            for action, value in self._values(game, view, legal).items():
+                totals[action] += value
+            self.deals_solved += 1
+        best = max(totals.values())
+        return min(a for a, v in totals.items() if v >= best - 1e-9)
+
+    # ------------------------------------------------------------------ per phase
+    def _values(self, game: Game, view: SeatView, legal: list[int]) -> dict[int, float]:
+        team = view.seat & 1
+        if view.phase == Phase.PLAY:
+            values = self._solve(game, game.holding, game.discards, game.high_bid)
+            sign = 1 if team == 0 else -1
+            return {a: sign * float(values[a - PLAY_BASE]) for a in legal}
+        if view.phase == Phase.TRUMP:
+            return {a: self._value_as_bidder(game, view.seat, a - TRUMP_BASE, game.high_bid, []) for a in legal}
+        if view.phase == Phase.DISCARD:
+            return {a: self._value_as_bidder(game, view.seat, game.trump, game.high_bid, [a - DISCARD_BASE]) for a in legal}
+        # Bidding: value each bid as if we won the contract with it.
+        seat = view.seat
+        hand = game.holding[seat] + game.kitty[: game.rules.kitty_size]
+        suit = max({c >> 3 for c in hand}, key=lambda s: estimate_points(hand, s, 0))
+        out = {}
+        for a in legal:
+            if a == PASS:
+                out[a] = 0.0
+                continue
+            bid = a - BID_BASE + MIN_BID
+            out[a] = self._value_as_bidder(game, seat, suit, bid, [], pick_up=True)
+        return out
+
+    def _value_as_bidder(
+        self, game: Game, seat: int, trump: int, bid: int, first_discards: list[int], pick_up: bool = False
+    ) -> float:
+        """Our team's value if ``seat`` is the bidder with ``trump`` and ``bid``: discards the heuristic way, then solve."""
+        hand = list(game.holding[seat])
+        if pick_up:
+            hand += game.kitty[: game.rules.kitty_size]
+        discards = list(game.discards) + first_discards
+        for c in first_discards:
+            hand.remove(c)
+        while len(hand) > 6:
+            trumps = sum(1 for c in hand if c >> 3 == trump)
+            allowed = [c for c in hand if trumps > 6 or c >> 3 != trump]
+            card = self._heuristic_discard(trump, allowed)
+            hand.remove(card)
+            discards.append(card)
+        holding = [list(h) for h in game.holding]
+        holding[seat] = hand
+        values = self._solve(game, holding, discards, bid, trump=trump, leader=seat, bidder=seat)
+        legal_values = values[values > -9999]
+        best = legal_values.max() if seat & 1 == 0 else legal_values.min()
+        return float(best if seat & 1 == 0 else -best)
+
+    @staticmethod
+    def _heuristic_discard(trump: int, allowed: list[int]) -> int:
+        side = [c for c in allowed if c >> 3 != trump]
+        if not side:
+            return min(allowed, key=lambda c: (c & 7 in (ACE, JACK, SEVEN), c & 7))
+        tens = [c for c in side if c & 7 == 3]
+        return tens[0] if tens else min(side, key=lambda c: (c & 7 == ACE, c & 7))
+
+    def _solve(
+        self,
+        game: Game,
+        holding: list[list[int]],
+        discards: list[int],
+        bid: int,
+        trump: int | None = None,
+        leader: int | None = None,
+        bidder: int | None = None,
+    ) -> np.ndarray:
+        trump = game.trump if trump is None else trump
+        bidder = game.bidder if bidder is None else bidder
+        in_play = leader is None  # solving the actual trick play from the game's position
+        trick = [c for _, c in game.trick] if in_play else []
+        lead = (game.trick[0][0] if game.trick else game.to_act) if in_play else leader
+        game_count = [0, 0]
+        jack_team = -1
+        if in_play:
+            for _, plays, winner in game.tricks:
+                for _, c in plays:
+                    game_count[winner & 1] += GAME_COUNT[c]
+                    if c == trump * 8 + JACK:
+                        jack_team = winner & 1
+        for c in discards:
+            game_count[bidder & 1] += GAME_COUNT[c]
+        high_team, low_team = _decided_points(game if in_play else _fresh(game), trump, holding)
+        first = not trick and (not game.tricks if in_play else True)
+        return self.solver.card_values(
+            [_mask(h) for h in holding], trick, lead, trump, (game_count[0], game_count[1]),
+            jack_team, high_team, low_team, bidder & 1, bid, first,
+        )  # fmt: skip
+
+
+def _fresh(game: Game) -> Game:
+    """A view of ``game`` with no cards played yet (for valuing a contract before play)."""
+    other = Game.__new__(Game)
+    other.rules = game.rules
+    other.tricks = []
+    other.trick = []
+    return other

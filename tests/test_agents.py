@@ -1,0 +1,151 @@
+"""Agents behind one interface, spec loading, and the duplicate-format arena."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from agents import Agent, load_agent
+from agents.arena import fit_elo, run_match
+from agents.eval_cli import main as eval_main
+from smear_env import Game, Rules, check_records, observe, seat_view
+
+
+def play_full_game(agents, seed=0, rules=None):
+    game = Game(rules or Rules(), seed)
+    for seat, agent in enumerate(agents):
+        agent.seed([seed, seat])
+    while not game.game_over:
+        seat = game.to_act
+        action = agents[seat].act(observe(game, seat), game.action_mask(), seat_view(game, seat))
+        assert action in game.legal_actions()
+        game.step(action)
+    return game
+
+
+@pytest.mark.parametrize("spec", ["random", "heuristic"])
+@pytest.mark.parametrize("kitty_size", [0, 3])
+def test_agents_play_only_legal_moves(spec, kitty_size):
+    agent = load_agent(spec)
+    for seed in range(4):
+        play_full_game([agent] * 4, seed, Rules(kitty_size=kitty_size, stick_the_dealer=bool(seed % 2)))
+
+
+def test_load_agent_errors_name_the_problem(tmp_path):
+    with pytest.raises(ValueError, match="not a built-in agent"):
+        load_agent("nonsense")
+    with pytest.raises(ValueError, match="does not exist"):
+        load_agent("missing.py:Agent")
+    with pytest.raises(ValueError, match="bad option"):
+        load_agent("pimc:depth=3")
+    with pytest.raises(ValueError, match="needs a int"):
+        load_agent("pimc:samples=many")
+    with pytest.raises(ValueError, match="cannot import module"):
+        load_agent("no_such_module_here:Agent")
+    path = tmp_path / "mine.py"
+    path.write_text(
+        "from agents import Agent\nclass NotAgent:\n    pass\nclass Mine(Agent):\n    def act(self, o, m, v):\n        return int(v.legal_actions[0])\n"
+    )
+    with pytest.raises(ValueError, match="subclass of agents.Agent"):
+        load_agent(f"{path}:NotAgent")
+    mine = load_agent(f"{path}:Mine")
+    assert isinstance(mine, Agent)
+    play_full_game([mine, load_agent("random")] * 2)
+
+
+def test_duplicate_match_pairs_deals_and_is_the_same_with_workers():
+    one = run_match("heuristic", "random", 8, seed=3, keep_records=True)
+    two = run_match("heuristic", "random", 8, seed=3, workers=2, keep_records=True)
+    s1, s2 = one.summary(), two.summary()
+    s1.pop("decisions_per_second"), s2.pop("decisions_per_second")
+    assert s1 == s2
+    assert one.records() == two.records()
+    assert s1["games"] == 8 and s1["deal_sets"] == 4
+    # The two games of a deal set see the same cards, hand by hand.
+    records = one.records()
+    first = [r for r in records if r["game_id"].endswith("-A")]
+    second = [r for r in records if r["game_id"].endswith("-B")]
+    by_hand = {(r["game_id"][:-2], r["hand_index"]): r for r in second}
+    matched = [r for r in first if (r["game_id"][:-2], r["hand_index"]) in by_hand]
+    assert matched and all(r["hands"] == by_hand[(r["game_id"][:-2], r["hand_index"])]["hands"] for r in matched)
+    assert check_records(records) == len(records)
+
+
+def test_heuristic_beats_random():
+    summary = run_match("heuristic", "random", 40, seed=1).summary()
+    low, high = summary["win_rate_ci95"]
+    assert summary["win_rate"] > 0.9 and low > 0.7 and low <= summary["win_rate"] <= high
+
+
+def test_fit_elo_orders_agents():
+    games = [(0, 1, 1.0)] * 30 + [(0, 1, 0.0)] * 10 + [(1, 2, 1.0)] * 30 + [(1, 2, 0.0)] * 10
+    ratings = fit_elo(["a", "b", "c"], games)
+    assert ratings[0] > ratings[1] > ratings[2] and abs(ratings.mean() - 1500) < 1e-6
+
+
+def test_eval_cli_match_json_records(tmp_path, capsys):
+    out, rec = tmp_path / "m.json", tmp_path / "m.jsonl"
+    assert (
+        eval_main(
+            [
+                "heuristic",
+                "random",
+                "--games",
+                "6",
+                "--json",
+                str(out),
+                "--records",
+                str(rec),
+                "--no-progress",
+                "--kitty-size",
+                "2",
+            ]
+        )
+        == 0
+    )
+    text = capsys.readouterr().out
+    assert "3 deal sets" in text and "95% CI" in text
+    summary = json.loads(out.read_text())
+    for key in (
+        "agents",
+        "games",
+        "deal_sets",
+        "win_rate",
+        "win_rate_ci95",
+        "score_margin_per_game",
+        "points_by_category",
+        "decisions_per_second",
+    ):
+        assert key in summary
+    assert summary["agents"] == ["heuristic", "random"] and summary["rules"]["kitty_size"] == 2
+    assert check_records(rec) > 0
+
+
+def test_eval_cli_league_writes_plot(tmp_path, capsys):
+    plot = tmp_path / "league.png"
+    assert eval_main(["--league", "random,heuristic,random", "--games", "4", "--plot", str(plot), "--no-progress"]) == 0
+    assert "Ratings" in capsys.readouterr().out
+    assert plot.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_eval_cli_rejects_bad_input(capsys):
+    with pytest.raises(SystemExit):
+        eval_main(["heuristic", "bogus", "--no-progress"])
+    assert "not a built-in agent" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        eval_main(["heuristic", "random", "--games", "1"])
+    assert "at least 2 games" in capsys.readouterr().err
+
+
+def test_random_agent_is_seeded():
+    agent = load_agent("random")
+    mask = np.zeros(72, dtype=np.int8)
+    mask[[0, 1, 2, 3]] = 1
+    game = Game(Rules(), 0)
+    view = seat_view(game, game.to_act)
+    agent.seed(5)
+    first = [agent.act(None, mask, view) for _ in range(20)]
+    agent.seed(5)
+    assert first == [agent.act(None, mask, view) for _ in range(20)]

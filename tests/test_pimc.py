@@ -1,0 +1,144 @@
+"""The double-dummy solver against brute force, and the PIMC agent."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents import load_agent
+from agents.dds import Solver
+from smear_env import Game, Rules, observe, seat_view
+from smear_env.cards import GAME_COUNT
+from smear_env.game import trick_winner
+
+
+def brute_force(hands, trick, leader, trump, gc, jack_team, high, low, bid_team, bid):
+    """Plain minimax over every legal play, no pruning: team 0 maximises the R14 margin."""
+    hands = [set(h) for h in hands]
+    jack = trump * 8 + 4
+
+    def legal(seat, trick):
+        hand = hands[seat]
+        if not trick:
+            return sorted(hand)
+        led = trick[0][1] >> 3
+        if any(c >> 3 == led for c in hand):
+            return sorted(c for c in hand if c >> 3 in (led, trump))
+        return sorted(hand)
+
+    def leaf(gc, jack_team):
+        hp = [0, 0]
+        for team in (high, low, jack_team):
+            if team >= 0:
+                hp[team] += 1
+        if gc[0] != gc[1]:
+            hp[int(gc[1] > gc[0])] += 1
+        d = list(hp)
+        if bid and hp[bid_team] < bid:
+            d[bid_team] = -bid
+        return d[0] - d[1]
+
+    def value(trick, leader, gc, jack_team):
+        if not trick and not any(hands):
+            return leaf(gc, jack_team)
+        seat = (leader + len(trick)) % 4
+        results = []
+        for card in legal(seat, trick):
+            hands[seat].remove(card)
+            plays = [*trick, (seat, card)]
+            if len(plays) == 4:
+                winner = trick_winner(plays, trump)
+                new_gc = list(gc)
+                new_gc[winner & 1] += sum(GAME_COUNT[c] for _, c in plays)
+                new_jack = winner & 1 if any(c == jack for _, c in plays) else jack_team
+                results.append(value([], winner, new_gc, new_jack))
+            else:
+                results.append(value(plays, leader, gc, jack_team))
+            hands[seat].add(card)
+        return max(results) if seat % 2 == 0 else min(results)
+
+    seat = (leader + len(trick)) % 4
+    out = {}
+    plays = [((leader + i) % 4, c) for i, c in enumerate(trick)]
+    for card in legal(seat, plays):
+        hands[seat].remove(card)
+        nxt = [*plays, (seat, card)]
+        if len(nxt) == 4:
+            winner = trick_winner(nxt, trump)
+            new_gc = list(gc)
+            new_gc[winner & 1] += sum(GAME_COUNT[c] for _, c in nxt)
+            new_jack = winner & 1 if any(c == jack for _, c in nxt) else jack_team
+            out[card] = value([], winner, new_gc, new_jack)
+        else:
+            out[card] = value(nxt, leader, gc, jack_team)
+        hands[seat].add(card)
+    return out
+
+
+def random_ending(rng, tricks_left, in_trick):
+    deck = rng.permutation(32).tolist()
+    hands = [deck[i * tricks_left : (i + 1) * tricks_left] for i in range(4)]
+    leader = int(rng.integers(4))
+    trick = []
+    for i in range(in_trick):
+        seat = (leader + i) % 4
+        trick.append(hands[seat].pop())
+    return hands, trick, leader
+
+
+@pytest.mark.parametrize("tricks_left, in_trick", [(1, 0), (2, 0), (2, 2), (3, 0), (3, 1), (3, 3)])
+def test_solver_matches_brute_force_on_small_endings(tricks_left, in_trick):
+    rng = np.random.default_rng(tricks_left * 10 + in_trick)
+    solver = Solver()
+    for _ in range(25):
+        hands, trick, leader = random_ending(rng, tricks_left, in_trick)
+        trump = int(rng.integers(4))
+        gc = (int(rng.integers(0, 30)), int(rng.integers(0, 30)))
+        high, low, jack_team = (int(rng.integers(-1, 2)) for _ in range(3))
+        bid_team, bid = int(rng.integers(2)), int(rng.choice([0, 2, 3, 4]))
+        expected = brute_force(hands, trick, leader, trump, gc, jack_team, high, low, bid_team, bid)
+        masks = [sum(1 << c for c in h) for h in hands]
+        values = solver.card_values(masks, trick, leader, trump, gc, jack_team, high, low, bid_team, bid, False)
+        got = {c: int(values[c]) for c in range(32) if values[c] > -9999}
+        assert got == expected
+
+
+def test_solver_respects_first_lead_rule():
+    solver = Solver()
+    rng = np.random.default_rng(0)
+    hands, _, leader = random_ending(rng, 2, 0)
+    trump = hands[leader][0] >> 3
+    values = solver.card_values([sum(1 << c for c in h) for h in hands], [], leader, trump, (0, 0), -1, -1, -1, 0, 0, True)
+    assert {c for c in range(32) if values[c] > -9999} == {c for c in hands[leader] if c >> 3 == trump}
+
+
+@pytest.mark.parametrize(
+    "rules", [Rules(), Rules(kitty_size=0, high_low_in_play=True), Rules(kitty_size=1, stick_the_dealer=True)]
+)
+def test_pimc_plays_legal_moves_through_a_hand(rules):
+    pimc = load_agent("pimc:samples=3,seconds=0.05")
+    heuristic = load_agent("heuristic")
+    game = Game(rules, 4)
+    pimc.seed(1)
+    while not game.game_over and game.hand_index < 2:
+        seat = game.to_act
+        agent = pimc if seat % 2 == 0 else heuristic
+        action = agent.act(observe(game, seat), game.action_mask(), seat_view(game, seat))
+        assert action in game.legal_actions()
+        game.step(action)
+    assert pimc.deals_solved > 0
+
+
+def test_pimc_does_not_give_count_to_a_trick_it_cannot_win():
+    """Seat 3, out of hearts, cannot beat the king of trump: it throws the 9 of spades, not a ten or an ace."""
+    from scenarios import MIXED, MIXED_KITTY, act, deal
+
+    from smear_env import action_name
+
+    game = deal(MIXED, MIXED_KITTY, dealer=3, rules=Rules(kitty_size=0))
+    act(game, "bid 2", "pass", "pass", "pass", "trump H", "AH", "7H", "8H", "JH", "KH", "8C", "TH")
+    assert {action_name(a) for a in game.legal_actions()} == {"9S", "TS", "AC", "KC", "QC"}
+    pimc = load_agent("pimc:samples=10")
+    pimc.seed(0)
+    action = pimc.act(observe(game, 3), game.action_mask(), seat_view(game, 3))
+    assert action_name(action) == "9S"
