@@ -111,6 +111,7 @@ def _search(
     k1 = np.uint64(0)
     k2 = np.uint64(0)
     extra = np.uint64(0)
+    tt_move = -1
     if n == 0:
         k1 = np.uint64(hands[0]) | (np.uint64(hands[1]) << np.uint64(32))
         k2 = np.uint64(hands[2]) | (np.uint64(hands[3]) << np.uint64(32))
@@ -120,6 +121,7 @@ def _search(
         if tt_gen[slot] == gen and tt_key[slot, 0] == k1 and tt_key[slot, 1] == k2 and tt_key[slot, 2] == extra:
             lower = tt_val[slot, 0]
             upper = tt_val[slot, 1]
+            tt_move = tt_val[slot, 2]
             if lower >= beta:
                 return lower
             if upper <= alpha:
@@ -136,11 +138,37 @@ def _search(
     remaining = hands[0] | hands[1] | hands[2] | hands[3]
     maximise = (seat & 1) == 0
     best = _NEG if maximise else _POS
+    best_move = -1
     jack = trump * 8 + 4
-    for card in range(31, -1, -1):
+    # Move ordering: a leader tries high cards first; a follower the cheapest card that wins
+    # the trick so far, then the cheapest that does not.
+    order = np.empty(32, dtype=np.int64)
+    m = 0
+    if n == 0:
+        if tt_move >= 0:
+            # The card that was best here before (in a narrower window) is tried first.
+            order[m] = tt_move
+            m += 1
+        for card in range(31, -1, -1):
+            if card != tt_move and legal & (np.uint32(1) << np.uint32(card)):
+                order[m] = card
+                m += 1
+    else:
+        best_card = tricks[t, 0]
+        for i in range(1, n):
+            c = tricks[t, i]
+            if (c >> 3 == best_card >> 3 and c > best_card) or (c >> 3 == trump and best_card >> 3 != trump):
+                best_card = c
+        for wanted in (True, False):
+            for card in range(32):
+                if legal & (np.uint32(1) << np.uint32(card)):
+                    wins = (card >> 3 == best_card >> 3 and card > best_card) or (card >> 3 == trump and best_card >> 3 != trump)
+                    if wins == wanted:
+                        order[m] = card
+                        m += 1
+    for idx in range(m):
+        card = order[idx]
         bit = np.uint32(1) << np.uint32(card)
-        if not (legal & bit):
-            continue
         # Equivalent cards: the next lower card still in play in this suit is also ours, same count, no jack.
         if card & 7:
             lower = card - 1
@@ -226,11 +254,13 @@ def _search(
         if maximise:
             if v > best:
                 best = v
+                best_move = card
             if best > alpha:
                 alpha = best
         else:
             if v < best:
                 best = v
+                best_move = card
             if best < beta:
                 beta = best
         if alpha >= beta:
@@ -243,6 +273,7 @@ def _search(
             tt_key[slot, 2] = extra
             tt_val[slot, 0] = _NEG
             tt_val[slot, 1] = _POS
+        tt_val[slot, 2] = best_move
         if best <= alpha0:
             tt_val[slot, 1] = best
         elif best >= beta0:
@@ -336,9 +367,47 @@ class Solver:
     def __init__(self) -> None:
         size = 1 << TT_BITS
         self.tt_key = np.zeros((size, 3), dtype=np.uint64)
-        self.tt_val = np.zeros((size, 2), dtype=np.int64)
+        self.tt_val = np.zeros((size, 3), dtype=np.int64)  # lower bound, upper bound, best card
         self.tt_gen = np.zeros(size, dtype=np.int64)
         self.gen = 0
+
+    def value(
+        self,
+        hands: list[int],
+        leader: int,
+        trump: int,
+        game_count: tuple[int, int],
+        high_team: int,
+        low_team: int,
+        bidder_team: int,
+        bid: int,
+        first_lead: bool,
+    ) -> int:
+        """The exact value for team 0 of a position at a trick boundary (cheaper than :meth:`card_values`)."""
+        self.gen += 1
+        consts = np.array([high_team, low_team, bidder_team, bid], dtype=np.int64)
+        return int(
+            _search(
+                np.array(hands, dtype=np.uint32),
+                np.zeros((8, 4), dtype=np.int64),
+                0,
+                0,
+                int(leader),
+                int(trump),
+                int(game_count[0]),
+                int(game_count[1]),
+                -1,
+                bool(first_lead),
+                _NEG,
+                _POS,
+                consts,
+                _GC,
+                self.tt_key,
+                self.tt_val,
+                self.tt_gen,
+                self.gen,
+            )  # fmt: skip
+        )
 
     def card_values(
         self,

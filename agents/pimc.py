@@ -43,9 +43,9 @@ def _mask(cards) -> int:
     return out
 
 
-def _decided_points(game: Game, trump: int, hands: list[list[int]]) -> tuple[int, int]:
+def _decided_points(game: Game, trump: int, hands: list[list[int]], before_play: bool = False) -> tuple[int, int]:
     """R13a/b (or R13v): the teams that will take High and Low, given every held card is played."""
-    played = [(s, c) for _, plays, _ in game.tricks for s, c in plays] + list(game.trick)
+    played = [] if before_play else [(s, c) for _, plays, _ in game.tricks for s, c in plays] + list(game.trick)
     owners = {c: s for s, c in played}
     for s, hand in enumerate(hands):
         for c in hand:
@@ -91,50 +91,47 @@ class PIMCAgent(Agent):
 
     # ------------------------------------------------------------------ per phase
     def _values(self, game: Game, view: SeatView, legal: list[int]) -> dict[int, float]:
-        team = view.seat & 1
+        seat = view.seat
+        sign = 1 if seat & 1 == 0 else -1  # the solver's values are team 0's
         if view.phase == Phase.PLAY:
-            values = self._solve(game, game.holding, game.discards, game.high_bid)
-            sign = 1 if team == 0 else -1
+            values = self._play_values(game)
             return {a: sign * float(values[a - PLAY_BASE]) for a in legal}
         if view.phase == Phase.TRUMP:
-            return {a: self._value_as_bidder(game, view.seat, a - TRUMP_BASE, game.high_bid, []) for a in legal}
+            return {a: sign * self._contract(game, seat, a - TRUMP_BASE, game.high_bid, [], False)[0] for a in legal}
         if view.phase == Phase.DISCARD:
-            return {a: self._value_as_bidder(game, view.seat, game.trump, game.high_bid, [a - DISCARD_BASE]) for a in legal}
-        # Bidding: value each bid as if we won the contract with it.
-        seat = view.seat
+            return {a: sign * self._contract(game, seat, game.trump, game.high_bid, [a - DISCARD_BASE], False)[0] for a in legal}
+        # Bidding: one solve of the contract's play for points values every bid.
         hand = game.holding[seat] + game.kitty[: game.rules.kitty_size]
         suit = max({c >> 3 for c in hand}, key=lambda s: estimate_points(hand, s, 0))
+        margin, awarded = self._contract(game, seat, suit, 0, [], True)
+        ours = (sign * margin + awarded) // 2
+        theirs = awarded - ours
         out = {}
         for a in legal:
-            if a == PASS:
-                out[a] = 0.0
-                continue
-            bid = a - BID_BASE + MIN_BID
-            out[a] = self._value_as_bidder(game, seat, suit, bid, [], pick_up=True)
+            bid = 0 if a == PASS else a - BID_BASE + MIN_BID
+            out[a] = 0.0 if bid == 0 else float(ours - theirs if ours >= bid else -bid - theirs)
         return out
 
-    def _value_as_bidder(
-        self, game: Game, seat: int, trump: int, bid: int, first_discards: list[int], pick_up: bool = False
-    ) -> float:
-        """Our team's value if ``seat`` is the bidder with ``trump`` and ``bid``: discards the heuristic way, then solve."""
-        hand = list(game.holding[seat])
-        if pick_up:
-            hand += game.kitty[: game.rules.kitty_size]
+    def _contract(self, game: Game, seat: int, trump: int, bid: int, first_discards: list[int], pick_up: bool) -> tuple[int, int]:
+        """Team 0's exact value when ``seat`` is the bidder with ``trump`` and ``bid`` (0: points only),
+        the discards completed the heuristic way, and how many points the hand awards."""
+        hand = list(game.holding[seat]) + (game.kitty[: game.rules.kitty_size] if pick_up else [])
         discards = list(game.discards) + first_discards
         for c in first_discards:
             hand.remove(c)
         while len(hand) > 6:
             trumps = sum(1 for c in hand if c >> 3 == trump)
-            allowed = [c for c in hand if trumps > 6 or c >> 3 != trump]
-            card = self._heuristic_discard(trump, allowed)
+            card = self._heuristic_discard(trump, [c for c in hand if trumps > 6 or c >> 3 != trump])
             hand.remove(card)
             discards.append(card)
         holding = [list(h) for h in game.holding]
         holding[seat] = hand
-        values = self._solve(game, holding, discards, bid, trump=trump, leader=seat, bidder=seat)
-        legal_values = values[values > -9999]
-        best = legal_values.max() if seat & 1 == 0 else legal_values.min()
-        return float(best if seat & 1 == 0 else -best)
+        counted = [0, 0]
+        counted[seat & 1] = sum(GAME_COUNT[c] for c in discards)
+        high, low = _decided_points(game, trump, holding, before_play=True)
+        value = self.solver.value([_mask(h) for h in holding], seat, trump, counted, high, low, seat & 1, bid, True)
+        jack_in_play = any(c == trump * 8 + JACK for h in holding for c in h)
+        return value, (high >= 0) + (low >= 0) + jack_in_play + 1  # Game: a tie is rare, counted as awarded
 
     @staticmethod
     def _heuristic_discard(trump: int, allowed: list[int]) -> int:
@@ -144,43 +141,23 @@ class PIMCAgent(Agent):
         tens = [c for c in side if c & 7 == 3]
         return tens[0] if tens else min(side, key=lambda c: (c & 7 == ACE, c & 7))
 
-    def _solve(
-        self,
-        game: Game,
-        holding: list[list[int]],
-        discards: list[int],
-        bid: int,
-        trump: int | None = None,
-        leader: int | None = None,
-        bidder: int | None = None,
-    ) -> np.ndarray:
-        trump = game.trump if trump is None else trump
-        bidder = game.bidder if bidder is None else bidder
-        in_play = leader is None  # solving the actual trick play from the game's position
-        trick = [c for _, c in game.trick] if in_play else []
-        lead = (game.trick[0][0] if game.trick else game.to_act) if in_play else leader
+    def _play_values(self, game: Game) -> np.ndarray:
+        """Team 0's exact value of each card the player to act may play, from the game's position."""
+        trump = game.trump
         game_count = [0, 0]
         jack_team = -1
-        if in_play:
-            for _, plays, winner in game.tricks:
-                for _, c in plays:
-                    game_count[winner & 1] += GAME_COUNT[c]
-                    if c == trump * 8 + JACK:
-                        jack_team = winner & 1
-        for c in discards:
-            game_count[bidder & 1] += GAME_COUNT[c]
-        high_team, low_team = _decided_points(game if in_play else _fresh(game), trump, holding)
-        first = not trick and (not game.tricks if in_play else True)
+        for _, plays, winner in game.tricks:
+            for _, c in plays:
+                game_count[winner & 1] += GAME_COUNT[c]
+                if c == trump * 8 + JACK:
+                    jack_team = winner & 1
+        for c in game.discards:
+            game_count[game.bidder & 1] += GAME_COUNT[c]
+        high, low = _decided_points(game, trump, game.holding)
+        trick = [c for _, c in game.trick]
+        leader = game.trick[0][0] if game.trick else game.to_act
+        first = not game.trick and not game.tricks
         return self.solver.card_values(
-            [_mask(h) for h in holding], trick, lead, trump, (game_count[0], game_count[1]),
-            jack_team, high_team, low_team, bidder & 1, bid, first,
+            [_mask(h) for h in game.holding], trick, leader, trump, (game_count[0], game_count[1]),
+            jack_team, high, low, game.bidder & 1, game.high_bid, first,
         )  # fmt: skip
-
-
-def _fresh(game: Game) -> Game:
-    """A view of ``game`` with no cards played yet (for valuing a contract before play)."""
-    other = Game.__new__(Game)
-    other.rules = game.rules
-    other.tricks = []
-    other.trick = []
-    return other

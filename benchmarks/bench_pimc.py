@@ -1,0 +1,49 @@
+"""PIMC decision speed by phase: milliseconds per decision and deals solved per decision, on one core.
+
+Run: ``taskset -c 0 python benchmarks/bench_pimc.py [--games N] [--spec pimc]``. PIMC
+plays seats 0 and 2 against the heuristic player; the solver compiles first (not timed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import time
+
+from agents import load_agent
+from smear_env import Game, Rules, observe, seat_view
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=6, help="games to time (default 6)")
+    parser.add_argument("--spec", default="pimc", help="the PIMC agent spec (default pimc: 20 samples, 0.1 s)")
+    args = parser.parse_args()
+    pimc, heuristic = load_agent(args.spec), load_agent("heuristic")
+    stats: dict[str, list[float]] = collections.defaultdict(lambda: [0, 0.0, 0])
+    for seed in range(args.games):
+        game = Game(Rules(), seed)
+        pimc.seed(seed)
+        while not game.game_over:
+            seat = game.to_act
+            view = seat_view(game, seat)
+            if seat % 2:
+                game.step(heuristic.act(observe(game, seat), game.action_mask(), view))
+                continue
+            solved, start = pimc.deals_solved, time.perf_counter()
+            action = pimc.act(observe(game, seat), game.action_mask(), view)
+            entry = stats[game.phase.name] if len(view.legal_actions) > 1 else stats["forced (one legal action)"]
+            entry[0] += 1
+            entry[1] += time.perf_counter() - start
+            entry[2] += pimc.deals_solved - solved
+            game.step(action)
+    total = [sum(s[i] for s in stats.values()) for i in range(3)]
+    for name, (count, seconds, deals) in [*stats.items(), ("all decisions", total)]:
+        print(
+            f"{name:<26} {int(count):>6} decisions {1000 * seconds / count:8.1f} ms/decision {deals / count:6.1f} deals/decision"
+        )
+    print(f"decisions per second: {total[0] / total[1]:.1f}")
+
+
+if __name__ == "__main__":
+    main()
