@@ -38,7 +38,7 @@ class Agent:
         return np.array([self.act(o, m, v) for o, m, v in zip(observations, action_masks, views, strict=True)], dtype=np.int64)
 
 
-BUILT_IN = ("random", "heuristic", "pimc")
+BUILT_IN = ("random", "heuristic", "pimc", "neural")
 
 
 def load_agent(spec: str) -> Agent:
@@ -62,7 +62,11 @@ def load_agent(spec: str) -> Agent:
 
         return PIMCAgent(**_options(spec, arg, {"samples": int, "seconds": float}))
     if name == "neural":
-        raise ValueError(f"agent spec {spec!r}: neural agents need a trainer checkpoint; no trainer exists in this version yet")
+        from .neural import SHIPPED, NeuralAgent
+
+        if not arg and not SHIPPED.is_file():
+            raise ValueError(f"agent spec {spec!r}: no shipped checkpoint at {SHIPPED}; give neural:runs/NAME/checkpoint.pt")
+        return NeuralAgent(arg or SHIPPED)
     if not arg:
         raise ValueError(
             f"agent spec {spec!r}: not a built-in agent ({', '.join(BUILT_IN)}); for your own agent give file.py:ClassName or module:ClassName"

@@ -69,7 +69,8 @@ class SmearVectorEnv:
     ``obs, info = venv.reset(seed)``; ``obs, rewards, terminated, truncated, info =
     venv.step(actions)``. ``obs`` is ``[B, OBS_DIM]`` float32, the observation of the seat
     to act in each game (the ``smear_v0`` encoding); ``info["action_mask"]`` (``[B, 72]``
-    int8) and ``info["seat"]`` (``[B]``) are always present. ``rewards`` is ``[B, 4]``, by
+    int8), ``info["seat"]`` (``[B]``) and ``info["hand_over"]`` (``[B]``, a hand was scored
+    or thrown in) are always present. ``rewards`` is ``[B, 4]``, by
     seat, team-shared. Finished games reset at once; ``info["_final"]`` marks them and
     ``info["final_*"]`` carries their episode return, length, hands, scores, winner,
     points by category and bids.
@@ -155,7 +156,7 @@ class SmearVectorEnv:
         self._ready = True
         self._new_games(np.arange(n))
         obs, self._mask = self._observe()
-        return obs, {"action_mask": self._mask, "seat": self.to_act.copy()}
+        return obs, {"action_mask": self._mask, "seat": self.to_act.copy(), "hand_over": np.zeros(n, dtype=bool)}
 
     def _new_games(self, games: np.ndarray) -> None:
         """Begin a fresh game in each slot of ``games`` (R3: dealer drawn from the game's seed)."""
@@ -229,6 +230,7 @@ class SmearVectorEnv:
         self._rewards = np.zeros((n, 4), dtype=np.float32)
         self._terminated = np.zeros(n, dtype=bool)
         self._truncated = np.zeros(n, dtype=bool)
+        self._hand_over = np.zeros(n, dtype=bool)
         self._final: dict[str, Any] = {}
         self.ep_length += 1
         phase = self.phase
@@ -246,7 +248,7 @@ class SmearVectorEnv:
 
         self.ep_return += self._rewards
         obs, self._mask = self._observe()
-        info: dict[str, Any] = {"action_mask": self._mask, "seat": self.to_act.copy()}
+        info: dict[str, Any] = {"action_mask": self._mask, "seat": self.to_act.copy(), "hand_over": self._hand_over}
         info.update(self._final)
         return obs, self._rewards, self._terminated, self._truncated, info
 
@@ -358,6 +360,7 @@ class SmearVectorEnv:
         rules = self.rules
         m = h.size
         rows = np.arange(m)
+        self._hand_over[h] = True
         score_before = self.scores[h].copy()
         winner = np.full(m, -1)
         if scored:
