@@ -90,7 +90,16 @@ class Config:
             raise ValueError(f"config opponents={self.opponents!r}: weights for {sorted(kinds)}, summing above 0")
         if any(v < 0 for v in self.opponents.values()):
             raise ValueError(f"config opponents={self.opponents!r}: weights must not be negative")
-        for name in ("total_steps", "num_envs", "batch_size", "buffer_size", "pool_size", "pool_every", "eval_every", "eval_games"):
+        for name in (
+            "total_steps",
+            "num_envs",
+            "batch_size",
+            "buffer_size",
+            "pool_size",
+            "pool_every",
+            "eval_every",
+            "eval_games",
+        ):
             if getattr(self, name) < 1:
                 raise ValueError(f"config {name}={getattr(self, name)}: must be at least 1")
         if not 0 <= self.epsilon <= 1:

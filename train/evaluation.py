@@ -23,7 +23,9 @@ def agent_of(network: torch.nn.Module, config: Any, name: str = "learner") -> Ne
     return agent
 
 
-def evaluate(network: torch.nn.Module, config: Any, opponent: str = "heuristic", games: int | None = None, seed: int = 12345) -> dict[str, Any]:
+def evaluate(
+    network: torch.nn.Module, config: Any, opponent: str = "heuristic", games: int | None = None, seed: int = 12345
+) -> dict[str, Any]:
     """The arena summary of the network against ``opponent`` (duplicate format, fixed deal sets)."""
     was_training = network.training
     network.eval()

@@ -57,7 +57,9 @@ def _check_type(cls: type, name: str, value: Any) -> Any:
     elif hint is str:
         if not isinstance(value, str):
             raise ValueError(f"config {name}={value!r}: must be a string")
-    elif origin is dict and (not isinstance(value, dict) or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value.values())):
+    elif origin is dict and (
+        not isinstance(value, dict) or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value.values())
+    ):
         raise ValueError(f"config {name}={value!r}: must be a mapping of names to numbers")
     return value
 
@@ -79,7 +81,9 @@ def parse_config(cls: type, argv: list[str] | None, description: str) -> tuple[A
     parser.add_argument("--config", metavar="FILE.yaml", help="a YAML file of config fields")
     parser.add_argument("--resume", metavar="runs/NAME", help="continue a run from its last checkpoint")
     for field in dataclasses.fields(cls):
-        parser.add_argument(f"--{field.name.replace('_', '-')}", dest=field.name, default=None, metavar="VALUE", help=docs.get(field.name, ""))
+        parser.add_argument(
+            f"--{field.name.replace('_', '-')}", dest=field.name, default=None, metavar="VALUE", help=docs.get(field.name, "")
+        )
     args = parser.parse_args(argv)
     values: dict[str, Any] = {}
     if args.resume:
