@@ -1,0 +1,76 @@
+"""The Gymnasium single-agent wrapper, and the MaskablePPO example."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+from smear_env import IllegalActionError
+from smear_env.single_agent import SmearSingleAgentEnv
+
+
+def test_check_env_passes():
+    check_env(SmearSingleAgentEnv(partner="heuristic", opponents="random", illegal_action="terminate"), skip_render_check=True)
+    env = SmearSingleAgentEnv(illegal_action="terminate")
+    env.reset(seed=1)
+    _, reward, terminated, _, _ = env.step(int(np.flatnonzero(~env.action_masks())[0]))
+    assert reward == -1.0 and terminated
+
+
+@pytest.mark.parametrize("seat", [0, 1, 2, 3])
+def test_r15_episodes_end_and_rewards_are_the_learners(seat):
+    env = SmearSingleAgentEnv(seat=seat, partner="random", opponents="random", reward="game", target_score=6)
+    rng = np.random.default_rng(seat)
+    for episode in range(3):
+        obs, info = env.reset(seed=episode)
+        total, done = 0.0, False
+        while not done:
+            assert env.game.to_act == seat and info["action_mask"].any()
+            action = int(rng.choice(np.flatnonzero(env.action_masks())))
+            obs, reward, terminated, truncated, info = env.step(action)
+            total += reward
+            done = terminated or truncated
+        game = env.game
+        if game.winner is not None:
+            assert total == (1.0 if game.winner == seat % 2 else -1.0)
+
+
+def test_one_hand_episodes_and_margin_rewards():
+    env = SmearSingleAgentEnv(episode="hand", reward="margin", partner="heuristic", opponents="heuristic")
+    obs, info = env.reset(seed=3)
+    rng = np.random.default_rng(0)
+    done, total = False, 0.0
+    while not done:
+        obs, reward, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+        total += reward
+        done = terminated or truncated
+    record = [r for r in env.game.records if not r["redeal"]][-1]
+    change = [a - b for a, b in zip(record["score_after"], record["score_before"], strict=True)]
+    assert total == change[0] - change[1]
+
+
+def test_illegal_action_and_bad_settings():
+    env = SmearSingleAgentEnv()
+    env.reset(seed=0)
+    illegal = int(np.flatnonzero(~env.action_masks())[0])
+    with pytest.raises(IllegalActionError):
+        env.step(illegal)
+    with pytest.raises(ValueError, match="seat=7"):
+        SmearSingleAgentEnv(seat=7)
+    with pytest.raises(ValueError, match="not a built-in agent"):
+        SmearSingleAgentEnv(opponents="nobody")
+
+
+def test_maskable_ppo_example_runs():
+    pytest.importorskip("sb3_contrib")
+    script = Path(__file__).parent.parent / "examples" / "train_maskable_ppo.py"
+    out = subprocess.run(
+        [sys.executable, str(script), "--steps", "1024", "--episodes", "20"], capture_output=True, text=True, timeout=300
+    )
+    assert out.returncode == 0, out.stderr
+    assert "MaskablePPO after 1024 steps" in out.stdout
