@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench clean
+.PHONY: train demo test bench clean
 
 $(STAMP): pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
@@ -14,7 +14,11 @@ $(STAMP): pyproject.toml Makefile
 	$(PY) -m pip install --quiet -e ".[train,dev,sb3]"
 	touch $(STAMP)
 
-## The main job: play a few full games between random agents, print them, write and check their records.
+## The main job: a few minutes of DMC self-play from scratch, ending with an arena match against `heuristic`.
+train: $(STAMP)
+	$(PY) -m train.dmc --config configs/dmc_quick.yaml
+
+## Play a few full games between random agents, print them, write and check their records.
 demo: $(STAMP)
 	$(VENV)/bin/smear-records --games 3 --seed 0 --print --out runs/demo/records.jsonl
 	$(VENV)/bin/smear-records --check runs/demo/records.jsonl
