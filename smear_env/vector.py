@@ -608,6 +608,13 @@ class SmearVectorEnv:
         return self._encode(self.to_act), mask
 
     # ------------------------------------------------------------------ access
+    def observe(self, seats: np.ndarray) -> np.ndarray:
+        """The observation of the given seat in each game, [B, OBS_DIM] (any seat, not only the one to act)."""
+        seats = np.asarray(seats, dtype=np.int64)
+        if seats.shape != (self.num_envs,) or seats.min() < 0 or seats.max() > 3:
+            raise ValueError(f"seats must be {self.num_envs} seat numbers 0-3")
+        return self._encode(seats)
+
     @property
     def action_mask(self) -> np.ndarray:
         """The legal-action mask of the seat to act in each game, [B, 72] int8."""

@@ -25,10 +25,10 @@ import torch
 import torch.nn.functional as F  # noqa: N812 - the usual alias
 from torch.utils.tensorboard import SummaryWriter
 
-from agents import load_agent
-from smear_env import OBS_DIM, SmearVectorEnv, seat_view
+from smear_env import OBS_DIM, SmearVectorEnv
 from train import evaluation, runs
 from train.networks import build_network
+from train.opponents import Opponents, check_mix
 
 
 @dataclass
@@ -85,11 +85,7 @@ class Config:
             raise ValueError(f"config algo={self.algo!r}: train.dmc trains 'dmc'")
         if self.target not in ("hand", "game"):
             raise ValueError(f"config target={self.target!r}: 'hand' or 'game'")
-        kinds = {"self", "pool", "heuristic", "random"}
-        if set(self.opponents) - kinds or not self.opponents or sum(self.opponents.values()) <= 0:
-            raise ValueError(f"config opponents={self.opponents!r}: weights for {sorted(kinds)}, summing above 0")
-        if any(v < 0 for v in self.opponents.values()):
-            raise ValueError(f"config opponents={self.opponents!r}: weights must not be negative")
+        check_mix(self.opponents)
         for name in (
             "total_steps",
             "num_envs",
@@ -110,9 +106,6 @@ class Config:
             sizes = []
         if not sizes or min(sizes) < 1:
             raise ValueError(f"config hidden={self.hidden!r}: comma-separated layer sizes, e.g. 512,256")
-
-
-KINDS = ("self", "pool", "heuristic", "random")
 
 
 class Replay:
@@ -160,14 +153,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"resumed {folder} at step {global_step:,}")
     runs.write_config(config, folder)
     writer = SummaryWriter(str(folder))
-    pool_nets = []
-    for state in pool:
-        net = build_network(dataclasses.asdict(config))
-        net.load_state_dict(state)
-        pool_nets.append(net)
-    builtin = {"heuristic": load_agent("heuristic"), "random": load_agent("random")}
-    for agent in builtin.values():
-        agent.seed(config.seed)
 
     def checkpoint() -> None:
         runs.save_checkpoint(
@@ -190,20 +175,11 @@ def main(argv: list[str] | None = None) -> int:
     reward = "margin" if config.target == "hand" else "game"
     venv = SmearVectorEnv(n, seed=config.seed * 1_000_003 + global_step, reward=reward, kitty_size=config.kitty_size)
     obs, info = venv.reset()
-    kinds = np.array([k for k in KINDS if config.opponents.get(k, 0) > 0])
-    weights = np.array([config.opponents[k] for k in kinds], dtype=np.float64)
-    weights /= weights.sum()
-
-    def draw_opponents(slots: np.ndarray) -> None:
-        chosen = rng.choice(len(kinds), size=len(slots), p=weights)
-        opponent[slots] = [kinds[c] if kinds[c] != "pool" or pool_nets else "self" for c in chosen]
-        pool_pick[slots] = rng.integers(max(len(pool_nets), 1), size=len(slots))
-        learner_team[slots] = rng.integers(2, size=len(slots))
-
-    opponent = np.empty(n, dtype=object)
-    pool_pick = np.zeros(n, dtype=np.int64)
-    learner_team = np.zeros(n, dtype=np.int64)
-    draw_opponents(np.arange(n))
+    opponents = Opponents(n, config.opponents, rng, config.seed)
+    for state in pool:
+        net = build_network(dataclasses.asdict(config))
+        net.load_state_dict(state)
+        opponents.pool.append(net)
     # Decisions wait for the end of their hand (or game) to learn their return.
     segment = np.zeros(n, dtype=np.int64)  # hands (or games) finished per slot
     returns = np.zeros((n, 8, 4), dtype=np.float32)  # recent segments' returns, by seat
@@ -218,24 +194,17 @@ def main(argv: list[str] | None = None) -> int:
         mask = info["action_mask"]
         seat = info["seat"]
         # ---------------------------------------------------------------- act
-        learner = (opponent == "self") | ((seat & 1) == learner_team)
+        learner = opponents.learner_acts(seat)
         actions = np.zeros(n, dtype=np.int64)
-        with torch.no_grad():
-            idx = np.flatnonzero(learner)
-            if idx.size:
+        idx = np.flatnonzero(learner)
+        if idx.size:
+            with torch.no_grad():
                 scores = q(torch.from_numpy(obs[idx])).numpy()
-                actions[idx] = np.where(mask[idx] > 0, scores, -np.inf).argmax(axis=1)
-                explore = idx[rng.random(idx.size) < config.epsilon]
-                if explore.size:
-                    actions[explore] = venv.sample_actions(rng)[explore]
-            for k, net in enumerate(pool_nets):
-                idx = np.flatnonzero(~learner & (opponent == "pool") & (pool_pick == k))
-                if idx.size:
-                    scores = net(torch.from_numpy(obs[idx])).numpy()
-                    actions[idx] = np.where(mask[idx] > 0, scores, -np.inf).argmax(axis=1)
-        for kind, agent in builtin.items():
-            for i in np.flatnonzero(~learner & (opponent == kind)).tolist():
-                actions[i] = agent.act(obs[i], mask[i], seat_view(venv.game(i), int(seat[i])))
+            actions[idx] = np.where(mask[idx] > 0, scores, -np.inf).argmax(axis=1)
+            explore = idx[rng.random(idx.size) < config.epsilon]
+            if explore.size:
+                actions[explore] = venv.sample_actions(rng)[explore]
+        opponents.act(venv, obs, mask, seat, actions, learner)
         idx = np.flatnonzero(learner)
         pending.append((obs[idx], actions[idx], idx, seat[idx], segment[idx]))
 
@@ -251,7 +220,7 @@ def main(argv: list[str] | None = None) -> int:
         segment[ends] += 1
         if done.any():
             episode_returns.extend(info["final_return"][done][:, 0].tolist())
-            draw_opponents(np.flatnonzero(done))
+            opponents.draw(np.flatnonzero(done))
 
         # ---------------------------------------------------------------- returns -> replay
         if len(pending) >= 16:
@@ -292,9 +261,9 @@ def main(argv: list[str] | None = None) -> int:
             pool_steps.append(global_step)
             net = build_network(dataclasses.asdict(config))
             net.load_state_dict(pool[-1])
-            pool_nets.append(net)
+            opponents.pool.append(net)
             if len(pool) > config.pool_size:
-                pool.pop(0), pool_steps.pop(0), pool_nets.pop(0)
+                pool.pop(0), pool_steps.pop(0), opponents.pool.pop(0)
             last_pool = global_step
         if global_step - last_eval >= config.eval_every:
             evaluation.log(writer, q, config, global_step)
