@@ -1,4 +1,4 @@
-"""DMC trainer smoke test through the real command line: run, kill -9, resume, load, play."""
+"""Trainer smoke tests through the real command line: run, kill -9, resume, load, play."""
 
 from __future__ import annotations
 
@@ -9,28 +9,20 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
 
 from agents import load_agent
 from agents.neural import NeuralAgent
 from smear_env import Game, Rules, observe, seat_view
-from train import dmc, runs
+from train import dmc, ppo, runs
 
-ARGS = [
-    "--num-envs",
-    "32",
-    "--hidden",
-    "32,32",
-    "--warmup",
-    "500",
-    "--batch-size",
-    "128",
-    "--eval-games",
-    "2",
-    "--checkpoint-seconds",
-    "1",
-]
+COMMON = ["--num-envs", "32", "--hidden", "32,32", "--eval-games", "2", "--checkpoint-seconds", "1"]
+ARGS = {
+    "dmc": [*COMMON, "--warmup", "500", "--batch-size", "128"],
+    "ppo": [*COMMON, "--num-steps", "16", "--num-minibatches", "2", "--update-epochs", "1"],
+}  # fmt: skip
 
 
 def wait_for(path: Path, seconds: float) -> None:
@@ -41,19 +33,9 @@ def wait_for(path: Path, seconds: float) -> None:
         time.sleep(0.2)
 
 
-def test_dmc_runs_is_killed_resumes_and_plays(tmp_path):
-    cmd = [
-        sys.executable,
-        "-m",
-        "train.dmc",
-        "--config",
-        "configs/dmc_quick.yaml",
-        "--runs-dir",
-        str(tmp_path),
-        "--run-name",
-        "smoke",
-        *ARGS,
-    ]
+@pytest.mark.parametrize("algo", ["dmc", "ppo"])
+def test_trainer_runs_is_killed_resumes_and_plays(tmp_path, algo):
+    cmd = [sys.executable, "-m", f"train.{algo}", "--config", f"configs/{algo}_quick.yaml", "--runs-dir", str(tmp_path), "--run-name", "smoke", *ARGS[algo]]  # fmt: skip
     process = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=Path(__file__).parent.parent)
     checkpoint = tmp_path / "smoke" / "checkpoint.pt"
     try:
@@ -70,7 +52,7 @@ def test_dmc_runs_is_killed_resumes_and_plays(tmp_path):
 
     target = first["global_step"] + 3000
     resumed = subprocess.run(
-        [sys.executable, "-m", "train.dmc", "--resume", str(tmp_path / "smoke"), "--total-steps", str(target)],
+        [sys.executable, "-m", f"train.{algo}", "--resume", str(tmp_path / "smoke"), "--total-steps", str(target)],
         capture_output=True, text=True, cwd=Path(__file__).parent.parent, timeout=300,
     )  # fmt: skip
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
@@ -86,6 +68,20 @@ def test_dmc_runs_is_killed_resumes_and_plays(tmp_path):
         action = agent.act(observe(game, seat), game.action_mask(), seat_view(game, seat))
         assert action in game.legal_actions()
         game.step(action)
+
+
+def test_ppo_advantages_follow_each_seat():
+    """Two seats alternate in one game; seat 0's reward arrives after seat 1's move and still counts for seat 0."""
+    config = ppo.Config(gamma=1.0, gae_lambda=1.0)
+    seats = np.array([[0], [1], [0], [1]])
+    learner = np.ones((4, 1), dtype=bool)
+    values = np.zeros((4, 1), dtype=np.float32)
+    rewards = np.zeros((4, 1, 4), dtype=np.float32)
+    rewards[1, 0] = [1.0, -1.0, 1.0, -1.0]  # the hand ends after step 1
+    dones = np.zeros((4, 1), dtype=bool)
+    dones[3, 0] = True
+    advantages = ppo.seat_advantages(config, values, seats, learner, rewards, dones, np.zeros((1, 4)))
+    assert advantages[:, 0].tolist() == [1.0, -1.0, 0.0, 0.0]
 
 
 def test_dmc_config_errors_are_named(capsys, tmp_path):
