@@ -103,8 +103,28 @@ def _search(
     gen,
 ):
     high_team, low_team, bid_team, bid = consts[0], consts[1], consts[2], consts[3]
-    if n == 0 and (hands[0] | hands[1] | hands[2] | hands[3]) == 0:
-        return _leaf(gc0, gc1, jack_team, high_team, low_team, bid_team, bid)
+    if n == 0:
+        remaining = hands[0] | hands[1] | hands[2] | hands[3]
+        if remaining == 0:
+            return _leaf(gc0, gc1, jack_team, high_team, low_team, bid_team, bid)
+        # Once the Jack is placed and no remaining game-count can change who takes Game,
+        # the hand's value is fixed: score it now.
+        jack_bit = np.uint32(1) << np.uint32(trump * 8 + 4)
+        if not (remaining & jack_bit):
+            left = 0
+            for c in range(32):
+                if remaining & (np.uint32(1) << np.uint32(c)):
+                    left += gc_table[c]
+            if gc0 > gc1 + left or gc1 > gc0 + left or left == 0:
+                return _leaf(
+                    gc0 + (left if gc0 > gc1 else 0),
+                    gc1 + (left if gc1 > gc0 else 0),
+                    jack_team,
+                    high_team,
+                    low_team,
+                    bid_team,
+                    bid,
+                )
     slot = -1
     alpha0 = alpha
     beta0 = beta

@@ -60,7 +60,12 @@ def test_trainer_runs_is_killed_resumes_and_plays(tmp_path, algo):
     second = torch.load(checkpoint, weights_only=True)
     assert second["global_step"] >= target
 
-    agent = load_agent(f"neural:{checkpoint}")
+    from train import export
+
+    slim = tmp_path / "slim.pt"
+    assert export.main([str(checkpoint), str(slim)]) == 0
+    assert slim.stat().st_size < checkpoint.stat().st_size
+    agent = load_agent(f"neural:{slim}")
     assert isinstance(agent, NeuralAgent)
     game = Game(Rules(), 0)
     while not game.game_over and game.hand_index < 3:
