@@ -76,55 +76,31 @@ def _winner_pos(trick, trump):
     return best
 
 
-# Explicit signatures compile once at import (about 7 s); numba cannot cache this recursive search.
+# fmt: off
+# Explicit signatures compile once at import (a few seconds); numba cannot cache this recursive search.
 @njit(
     "int64(uint32[:], int64[:, :], int64, int64, int64, int64, int64, int64, int64, boolean, int64, int64,"
-    " int64[:], int64[:], uint64[:, :], int64[:, :], int64[:], int64)",
+    " int64[:], int64[:], uint64[:, :], int64[:, :], int64[:], int64, int64[:], boolean)",
     cache=False,
 )
-def _search(
-    hands,
-    tricks,
-    t,
-    n,
-    leader,
-    trump,
-    gc0,
-    gc1,
-    jack_team,
-    first_lead,
-    alpha,
-    beta,
-    consts,
-    gc_table,
-    tt_key,
-    tt_val,
-    tt_gen,
-    gen,
-):
+def _search(hands, tricks, t, n, leader, trump, gc0, gc1, jack_team, first_lead, alpha, beta,
+            consts, gc_table, tt_key, tt_val, tt_gen, gen, root_values, is_root):
+    """The exact value for team 0 of the position; at the root, every legal card's value goes to ``root_values``."""
     high_team, low_team, bid_team, bid = consts[0], consts[1], consts[2], consts[3]
-    if n == 0:
+    if n == 0 and not is_root:
         remaining = hands[0] | hands[1] | hands[2] | hands[3]
         if remaining == 0:
             return _leaf(gc0, gc1, jack_team, high_team, low_team, bid_team, bid)
         # Once the Jack is placed and no remaining game-count can change who takes Game,
         # the hand's value is fixed: score it now.
-        jack_bit = np.uint32(1) << np.uint32(trump * 8 + 4)
-        if not (remaining & jack_bit):
+        if not (remaining & (np.uint32(1) << np.uint32(trump * 8 + 4))):
             left = 0
             for c in range(32):
                 if remaining & (np.uint32(1) << np.uint32(c)):
                     left += gc_table[c]
             if gc0 > gc1 + left or gc1 > gc0 + left or left == 0:
-                return _leaf(
-                    gc0 + (left if gc0 > gc1 else 0),
-                    gc1 + (left if gc1 > gc0 else 0),
-                    jack_team,
-                    high_team,
-                    low_team,
-                    bid_team,
-                    bid,
-                )
+                return _leaf(gc0 + (left if gc0 > gc1 else 0), gc1 + (left if gc1 > gc0 else 0),
+                             jack_team, high_team, low_team, bid_team, bid)
     slot = -1
     alpha0 = alpha
     beta0 = beta
@@ -132,7 +108,7 @@ def _search(
     k2 = np.uint64(0)
     extra = np.uint64(0)
     tt_move = -1
-    if n == 0:
+    if n == 0 and not is_root:
         k1 = np.uint64(hands[0]) | (np.uint64(hands[1]) << np.uint64(32))
         k2 = np.uint64(hands[2]) | (np.uint64(hands[3]) << np.uint64(32))
         extra = np.uint64(leader | ((gc0 - gc1 + 128) << 2) | ((jack_team + 1) << 11))
@@ -160,13 +136,12 @@ def _search(
     best = _NEG if maximise else _POS
     best_move = -1
     jack = trump * 8 + 4
-    # Move ordering: a leader tries high cards first; a follower the cheapest card that wins
-    # the trick so far, then the cheapest that does not.
+    # Move ordering: a leader tries high cards first (the best card found here before, first);
+    # a follower the cheapest card that wins the trick so far, then the cheapest that does not.
     order = np.empty(32, dtype=np.int64)
     m = 0
     if n == 0:
         if tt_move >= 0:
-            # The card that was best here before (in a narrower window) is tried first.
             order[m] = tt_move
             m += 1
         for card in range(31, -1, -1):
@@ -190,7 +165,7 @@ def _search(
         card = order[idx]
         bit = np.uint32(1) << np.uint32(card)
         # Equivalent cards: the next lower card still in play in this suit is also ours, same count, no jack.
-        if card & 7:
+        if card & 7 and not is_root:
             lower = card - 1
             while lower >= (card & ~7) and not (remaining & (np.uint32(1) << np.uint32(lower))):
                 lower -= 1
@@ -199,78 +174,25 @@ def _search(
                 continue
         hands[seat] = hand & ~bit
         tricks[t, n] = card
+        # At the root every card gets an exact value: no window from its siblings.
+        a = _NEG if is_root else alpha
+        b = _POS if is_root else beta
         if n == 3:
-            pos = _winner_pos(tricks[t], trump)
-            winner = (leader + pos) & 3
+            winner = (leader + _winner_pos(tricks[t], trump)) & 3
             count = gc_table[tricks[t, 0]] + gc_table[tricks[t, 1]] + gc_table[tricks[t, 2]] + gc_table[tricks[t, 3]]
             new_jack = jack_team
             for i in range(4):
                 if tricks[t, i] == jack:
                     new_jack = winner & 1
-            if winner & 1:
-                v = _search(
-                    hands,
-                    tricks,
-                    t + 1,
-                    0,
-                    winner,
-                    trump,
-                    gc0,
-                    gc1 + count,
-                    new_jack,
-                    False,
-                    alpha,
-                    beta,
-                    consts,
-                    gc_table,
-                    tt_key,
-                    tt_val,
-                    tt_gen,
-                    gen,
-                )
-            else:
-                v = _search(
-                    hands,
-                    tricks,
-                    t + 1,
-                    0,
-                    winner,
-                    trump,
-                    gc0 + count,
-                    gc1,
-                    new_jack,
-                    False,
-                    alpha,
-                    beta,
-                    consts,
-                    gc_table,
-                    tt_key,
-                    tt_val,
-                    tt_gen,
-                    gen,
-                )
+            v = _search(hands, tricks, t + 1, 0, winner, trump, gc0 + (count if winner & 1 == 0 else 0),
+                        gc1 + (count if winner & 1 == 1 else 0), new_jack, False, a, b,
+                        consts, gc_table, tt_key, tt_val, tt_gen, gen, root_values, False)
         else:
-            v = _search(
-                hands,
-                tricks,
-                t,
-                n + 1,
-                leader,
-                trump,
-                gc0,
-                gc1,
-                jack_team,
-                first_lead,
-                alpha,
-                beta,
-                consts,
-                gc_table,
-                tt_key,
-                tt_val,
-                tt_gen,
-                gen,
-            )
+            v = _search(hands, tricks, t, n + 1, leader, trump, gc0, gc1, jack_team, first_lead, a, b,
+                        consts, gc_table, tt_key, tt_val, tt_gen, gen, root_values, False)
         hands[seat] = hand
+        if is_root:
+            root_values[card] = v
         if maximise:
             if v > best:
                 best = v
@@ -283,7 +205,7 @@ def _search(
                 best_move = card
             if best < beta:
                 beta = best
-        if alpha >= beta:
+        if alpha >= beta and not is_root:
             break
     if slot >= 0:
         if tt_gen[slot] != gen or tt_key[slot, 0] != k1 or tt_key[slot, 1] != k2 or tt_key[slot, 2] != extra:
@@ -302,83 +224,7 @@ def _search(
             tt_val[slot, 0] = best
             tt_val[slot, 1] = best
     return best
-
-
-@njit(
-    "int64[:](uint32[:], int64[:], int64, int64, int64, int64, int64, int64, boolean, int64[:], int64[:],"
-    " uint64[:, :], int64[:, :], int64[:], int64)",
-    cache=False,
-)
-def _root_values(hands, trick, n, leader, trump, gc0, gc1, jack_team, first_lead, consts, gc_table, tt_key, tt_val, tt_gen, gen):
-    """The exact value (for team 0) of each card the player to act may play; -9999 for illegal cards."""
-    out = np.full(32, -9999, dtype=np.int64)
-    tricks = np.zeros((8, 4), dtype=np.int64)
-    for i in range(n):
-        tricks[0, i] = trick[i]
-    seat = (leader + n) & 3
-    hand = hands[seat]
-    legal = _legal(hand, tricks[0], n, trump, first_lead)
-    jack = trump * 8 + 4
-    for card in range(32):
-        bit = np.uint32(1) << np.uint32(card)
-        if not (legal & bit):
-            continue
-        hands[seat] = hand & ~bit
-        tricks[0, n] = card
-        if n == 3:
-            pos = _winner_pos(tricks[0], trump)
-            winner = (leader + pos) & 3
-            count = gc_table[tricks[0, 0]] + gc_table[tricks[0, 1]] + gc_table[tricks[0, 2]] + gc_table[tricks[0, 3]]
-            new_jack = jack_team
-            for i in range(4):
-                if tricks[0, i] == jack:
-                    new_jack = winner & 1
-            a = gc0 + (count if winner & 1 == 0 else 0)
-            b = gc1 + (count if winner & 1 == 1 else 0)
-            v = _search(
-                hands,
-                tricks,
-                1,
-                0,
-                winner,
-                trump,
-                a,
-                b,
-                new_jack,
-                False,
-                _NEG,
-                _POS,
-                consts,
-                gc_table,
-                tt_key,
-                tt_val,
-                tt_gen,
-                gen,
-            )
-        else:
-            v = _search(
-                hands,
-                tricks,
-                0,
-                n + 1,
-                leader,
-                trump,
-                gc0,
-                gc1,
-                jack_team,
-                first_lead,
-                _NEG,
-                _POS,
-                consts,
-                gc_table,
-                tt_key,
-                tt_val,
-                tt_gen,
-                gen,
-            )
-        hands[seat] = hand
-        out[card] = v
-    return out
+# fmt: on
 
 
 class Solver:
@@ -390,6 +236,17 @@ class Solver:
         self.tt_val = np.zeros((size, 3), dtype=np.int64)  # lower bound, upper bound, best card
         self.tt_gen = np.zeros(size, dtype=np.int64)
         self.gen = 0
+
+    def _run(self, hands, trick, leader, trump, game_count, jack_team, consts, first_lead, root: bool) -> tuple[int, np.ndarray]:
+        self.gen += 1
+        tricks = np.zeros((8, 4), dtype=np.int64)
+        tricks[0, : len(trick)] = trick
+        values = np.full(32, -9999, dtype=np.int64)
+        best = _search(
+            np.array(hands, dtype=np.uint32), tricks, 0, len(trick), int(leader), int(trump), int(game_count[0]), int(game_count[1]),
+            int(jack_team), bool(first_lead), _NEG, _POS, consts, _GC, self.tt_key, self.tt_val, self.tt_gen, self.gen, values, root,
+        )  # fmt: skip
+        return int(best), values
 
     def value(
         self,
@@ -403,31 +260,9 @@ class Solver:
         bid: int,
         first_lead: bool,
     ) -> int:
-        """The exact value for team 0 of a position at a trick boundary (cheaper than :meth:`card_values`)."""
-        self.gen += 1
+        """The exact value for team 0 of a position at the start of a trick (cheaper than :meth:`card_values`)."""
         consts = np.array([high_team, low_team, bidder_team, bid], dtype=np.int64)
-        return int(
-            _search(
-                np.array(hands, dtype=np.uint32),
-                np.zeros((8, 4), dtype=np.int64),
-                0,
-                0,
-                int(leader),
-                int(trump),
-                int(game_count[0]),
-                int(game_count[1]),
-                -1,
-                bool(first_lead),
-                _NEG,
-                _POS,
-                consts,
-                _GC,
-                self.tt_key,
-                self.tt_val,
-                self.tt_gen,
-                self.gen,
-            )  # fmt: skip
-        )
+        return self._run(hands, [], leader, trump, game_count, -1, consts, first_lead, root=False)[0]
 
     def card_values(
         self,
@@ -450,12 +285,5 @@ class Solver:
         each team has won so far (the bidder's discards included); ``jack_team``,
         ``high_team``, ``low_team`` -1 for nobody. ``bid`` 0 scores points taken, unset.
         """
-        self.gen += 1
         consts = np.array([high_team, low_team, bidder_team, bid], dtype=np.int64)
-        h = np.array(hands, dtype=np.uint32)
-        t = np.zeros(4, dtype=np.int64)
-        t[: len(trick)] = trick
-        return _root_values(
-            h, t, len(trick), int(leader), int(trump), int(game_count[0]), int(game_count[1]), int(jack_team), bool(first_lead), consts, _GC,
-            self.tt_key, self.tt_val, self.tt_gen, self.gen,
-        )  # fmt: skip
+        return self._run(hands, trick, leader, trump, game_count, jack_team, consts, first_lead, root=True)[1]
