@@ -1,7 +1,9 @@
 """The batched engine: B independent Smear games advanced in lockstep with numpy array operations.
 
-Cards in hand are 32-bit masks (bit ``c`` is card ``c``, a suit is 8 adjacent bits), so
-following suit, voids and the observation are bit operations over the whole batch.
+Cards in hand are 32-bit masks (bit ``c`` is card ``c``, a suit is 8 adjacent bits). The
+common path of a step (one action per game, the next observation and legal actions)
+runs in compiled loops (``smear_env.vector_kernels``, numba); the end of a hand
+(scoring, records, new deals) in numpy array operations over the games concerned.
 Game ``i`` of episode ``e`` in a run seeded ``S`` is dealt exactly as the single-game
 engine deals ``Game(rules, game_rng(S, i, e))``, and ``tests/test_vector_parity.py``
 plays the same games through both engines, asserting identical observations, masks,
@@ -15,10 +17,11 @@ from typing import Any
 
 import numpy as np
 
-from .actions import DISCARD_BASE, NUM_ACTIONS, PLAY_BASE, TRUMP_BASE
+from . import vector_kernels as kernels
+from .actions import NUM_ACTIONS
 from .cards import GAME_COUNT
 from .game import Game, IllegalActionError, Phase, game_label, game_rng, hand_record, split_deck
-from .observer import LAYOUT, OBS_DIM, OFFSETS, STATE_DIM
+from .observer import OBS_DIM, STATE_DIM
 from .records import write_records
 from .rules import Rules, check_episode_settings
 
@@ -28,25 +31,7 @@ SUIT_BITS = np.array([0xFF << (8 * u) for u in range(4)] + [0], dtype=np.uint32)
 CARD_GAME_COUNT = np.array(GAME_COUNT, dtype=np.int64)
 DEAL_CHUNK = 16  # deals drawn per game at a time (the same stream as one draw per hand)
 CATEGORIES = ("high", "low", "jack", "game")
-
-
-def _small_offsets() -> dict[str, int]:
-    """Bit offsets of the one-hot segments after the card words, in LAYOUT order."""
-    offsets, bit = {}, 0
-    for name, size, _ in LAYOUT[5:16]:
-        offsets[name] = bit
-        bit += size
-    assert bit == 69 and offsets["points"] < 64 < offsets["points"] + 6
-    return offsets
-
-
-CARD_DIM = OFFSETS["phase"]  # hand, played (4), trick (4), picked up, discards: 11 words
-_SMALL = _small_offsets()
-_SEATS = np.arange(4)
-BIT64 = np.uint64(1) << np.arange(64, dtype=np.uint64)
-BINARY_DIM = OFFSETS["tricks_won"]  # the 0/1 part; the rest are the six floats at the end of LAYOUT
-assert CARD_DIM == 11 * 32 and CARD_DIM + 69 == BINARY_DIM and OBS_DIM - BINARY_DIM == 6
-MASK_BITS = np.r_[0:8, 32:64, 64:96].astype(np.intp)
+STATE_CARD_DIM = 7 * 32  # hands by seat, kitty rest, pick-up, discards
 
 
 def _unpack(words: np.ndarray) -> np.ndarray:
@@ -233,111 +218,24 @@ class SmearVectorEnv:
         self._hand_over = np.zeros(n, dtype=bool)
         self._final: dict[str, Any] = {}
         self.ep_length += 1
-        phase = self.phase
-        groups = [np.flatnonzero(phase == p) for p in (BID, TRUMP, DISCARD, PLAY)]
-        if groups[BID].size:
-            self._bid(groups[BID], a[groups[BID]])
-        if groups[TRUMP].size:
-            g = groups[TRUMP]
-            self.trump[g] = a[g] - TRUMP_BASE
-            self.phase[g] = DISCARD if self.rules.kitty_size else PLAY
-        if groups[DISCARD].size:
-            self._discard(groups[DISCARD], a[groups[DISCARD]])
-        if groups[PLAY].size:
-            self._play(groups[PLAY], a[groups[PLAY]])
-
+        scored = np.zeros(n, dtype=bool)
+        redeal = np.zeros(n, dtype=bool)
+        kernels.advance(
+            a, self.phase, self.to_act, self.dealer, self.leader, self.hold, self.bids, self.high_bid, self.bidder,
+            self.trump, self.deck, self.rules.kitty_size, self.picked, self.discard_bits, self.discard_order,
+            self.num_discards, self.played, self.trick_bits, self.owner, self.trick_cards, self.trick_leader,
+            self.trick_winner, self.num_tricks, self.num_in_trick, self.tricks_won, self.game_count, self.jack_team,
+            self.voids, scored, redeal,
+        )  # fmt: skip
+        if redeal.any():
+            self._finish_hands(np.flatnonzero(redeal), scored=False)
+        if scored.any():
+            self._finish_hands(np.flatnonzero(scored), scored=True)
         self.ep_return += self._rewards
         obs, self._mask = self._observe()
         info: dict[str, Any] = {"action_mask": self._mask, "seat": self.to_act.copy(), "hand_over": self._hand_over}
         info.update(self._final)
         return obs, self._rewards, self._terminated, self._truncated, info
-
-    def _bid(self, g: np.ndarray, action: np.ndarray) -> None:
-        seat = self.to_act[g]
-        bid = np.where(action == 0, 0, action + 1)
-        self.bids[g, seat] = bid
-        up = bid > 0
-        self.high_bid[g[up]] = bid[up]
-        self.bidder[g[up]] = seat[up]
-        # R7: bidding ends after the dealer's turn or at once on a bid of 4.
-        ended = (seat == self.dealer[g]) | (bid == 4)
-        going = g[~ended]
-        self.to_act[going] = (self.to_act[going] + 1) % 4
-        done = g[ended]
-        redeal = done[self.bidder[done] < 0]
-        won = done[self.bidder[done] >= 0]
-        if won.size:
-            k = self.rules.kitty_size
-            bidder = self.bidder[won]
-            if k:
-                # R8: the bidder picks up the first k kitty cards.
-                picked = np.bitwise_or.reduce(BIT[self.deck[won, 24 : 24 + k]], axis=1)
-                self.picked[won] = picked
-                self.hold[won, bidder] |= picked
-            self.phase[won] = TRUMP
-            self.to_act[won] = bidder
-            self.leader[won] = bidder
-        if redeal.size:
-            self._finish_hands(redeal, scored=False)
-
-    def _discard(self, g: np.ndarray, action: np.ndarray) -> None:
-        card = action - DISCARD_BASE
-        seat = self.to_act[g]
-        self.hold[g, seat] &= ~BIT[card]
-        self.discard_order[g, self.num_discards[g]] = card
-        self.discard_bits[g] |= BIT[card]
-        self.num_discards[g] += 1
-        done = g[self.num_discards[g] == self.rules.kitty_size]
-        self.phase[done] = PLAY
-
-    def _play(self, g: np.ndarray, action: np.ndarray) -> None:
-        card = action - PLAY_BASE
-        seat = self.to_act[g]
-        bit = BIT[card]
-        self.hold[g, seat] &= ~bit
-        pos = self.num_in_trick[g]
-        trick = self.num_tricks[g]
-        leading = pos == 0
-        self.leader[g[leading]] = seat[leading]
-        led = self.trick_cards[g, trick, 0] >> 3
-        suit = card >> 3
-        # R11: neither the suit led nor a trump: no card of the suit led.
-        off = ~leading & (suit != led) & (suit != self.trump[g])
-        self.voids[g[off], seat[off]] |= BIT[led[off]]
-        self.trick_cards[g, trick, pos] = card
-        self.played[g, seat] |= bit
-        self.trick_bits[g, seat] |= bit
-        self.owner[g, card] = seat
-        self.num_in_trick[g] += 1
-        self.to_act[g] = (seat + 1) % 4
-        full = g[self.num_in_trick[g] == 4]
-        if full.size:
-            self._finish_tricks(full)
-
-    def _finish_tricks(self, f: np.ndarray) -> None:
-        t = self.num_tricks[f]
-        cards = self.trick_cards[f, t]
-        leader = self.leader[f]
-        suit = cards >> 3
-        trump = self.trump[f][:, None]
-        # R12: the highest trump, else the highest card of the suit led.
-        key = (suit == trump) * 16 + (suit == suit[:, :1]) * 8 + (cards & 7)
-        winner = (leader + np.argmax(key, axis=1)) % 4
-        team = winner & 1
-        self.trick_leader[f, t] = leader
-        self.trick_winner[f, t] = winner
-        self.tricks_won[f, team] += 1
-        self.game_count[f, team] += CARD_GAME_COUNT[cards].sum(axis=1)
-        has_jack = (cards == trump * 8 + 4).any(axis=1)
-        self.jack_team[f[has_jack]] = team[has_jack]
-        self.num_tricks[f] += 1
-        self.num_in_trick[f] = 0
-        self.trick_bits[f] = 0
-        self.to_act[f] = winner
-        self.leader[f] = winner
-        done = f[self.num_tricks[f] == 6]
-        if done.size:
-            self._finish_hands(done, scored=True)
 
     def _owner(self, games: np.ndarray, cards: np.ndarray) -> np.ndarray:
         """The seat that played each card this hand, -1 if nobody did."""
@@ -502,112 +400,26 @@ class SmearVectorEnv:
         )
 
     # ------------------------------------------------------------------ observation
-    def _words(self, me: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The 0/1 observation of seat ``me`` of each game, packed as bits in LAYOUT order.
-
-        Returns [n, 11] uint32 card words (hand, played by relative seat, trick by relative
-        seat, picked up, discards) and [n, 2] uint64 holding the 69 one-hot bits after them.
-        """
-        n = self.num_envs
-        r = np.arange(n)
-        rot = (me[:, None] + _SEATS) & 3  # relative seat j -> absolute seat
-        cards = np.empty((n, 11), dtype=np.uint32)
-        cards[:, 0] = self.hold[r, me]
-        cards[:, 1:5] = np.take_along_axis(self.played, rot, axis=1)
-        cards[:, 5:9] = np.take_along_axis(self.trick_bits, rot, axis=1)
-        is_bidder = (self.bidder == me) & (self.phase != BID)
-        cards[:, 9] = np.where(is_bidder, self.picked, 0)
-        cards[:, 10] = np.where(is_bidder, self.discard_bits, 0)
-        phase = self.phase
-        trump = self.trump
-        o = _SMALL
-        bids = np.take_along_axis(self.bids, rot, axis=1)  # by relative seat
-        bid_bits = np.where(bids >= 0, BIT64[4 * _SEATS + np.maximum(bids - 1, 0)], 0)
-        void_bits = np.take_along_axis(self.voids, rot, axis=1).astype(np.uint64) << (4 * _SEATS).astype(np.uint64)
-        lo = (
-            BIT64[o["phase"] + phase]
-            | BIT64[o["to_act"] + ((self.to_act - me) & 3)]
-            | BIT64[o["dealer"] + ((self.dealer - me) & 3)]
-            | ((bid_bits[:, 0] | bid_bits[:, 1] | bid_bits[:, 2] | bid_bits[:, 3]) << np.uint64(o["bids"]))
-            | np.where(
-                self.bidder >= 0,
-                BIT64[o["bidder"] + ((self.bidder - me) & 3)] | BIT64[o["bid"] + np.maximum(self.high_bid - 2, 0)],
-                0,
-            )
-            | np.where(trump >= 0, BIT64[o["trump"] + trump], 0)
-            | BIT64[o["kitty_size"] + self.rules.kitty_size]
-            | np.where(phase == PLAY, BIT64[o["leader"] + ((self.leader - me) & 3)], 0)
-            | ((void_bits[:, 0] | void_bits[:, 1] | void_bits[:, 2] | void_bits[:, 3]) << np.uint64(o["voids"]))
-        )
-        points = np.zeros(n, dtype=np.uint64)
-        playing = np.flatnonzero(trump >= 0)
-        if playing.size:
-            mine = me[playing] & 1
-            high, low = self._trump_points(playing)
-            jack = self.jack_team[playing]
-            points[playing] = (
-                np.where(high >= 0, BIT64[((high & 1) != mine).astype(np.int64)], 0)
-                | np.where(low >= 0, BIT64[2 + ((low & 1) != mine)], 0)
-                | np.where(jack >= 0, BIT64[4 + (jack != mine)], 0)
-            )
-        small = np.empty((n, 2), dtype=np.uint64)
-        # The points straddle the two 64-bit words.
-        small[:, 0] = lo | (points << np.uint64(o["points"]))
-        small[:, 1] = points >> np.uint64(64 - o["points"])
-        return cards, small
-
     def _encode(self, me: np.ndarray) -> np.ndarray:
-        n = self.num_envs
-        obs = np.empty((n, OBS_DIM), dtype=np.float32)
-        cards, small = self._words(me)
-        obs[:, :CARD_DIM] = _unpack(cards)
-        obs[:, CARD_DIM:BINARY_DIM] = _unpack(small.view(np.uint32))[:, :69]
-        mine = me & 1
-        r = np.arange(n)
-        tail = np.empty((n, 6), dtype=np.float64)
-        tail[:, 0] = self.tricks_won[r, mine] / 6
-        tail[:, 1] = self.tricks_won[r, 1 - mine] / 6
-        tail[:, 2] = self.game_count[r, mine] / 80
-        tail[:, 3] = self.game_count[r, 1 - mine] / 80
-        target = self.rules.target_score
-        tail[:, 4] = np.clip(self.scores[r, mine] / target, -1.0, 1.0)
-        tail[:, 5] = np.clip(self.scores[r, 1 - mine] / target, -1.0, 1.0)
-        obs[:, BINARY_DIM:] = tail
+        obs = np.zeros((self.num_envs, OBS_DIM), dtype=np.float32)
+        kernels.encode(
+            obs, me, self.hold, self.played, self.trick_bits, self.picked, self.discard_bits, self.bidder, self.phase,
+            self.to_act, self.dealer, self.high_bid, self.trump, self.rules.kitty_size, self.leader, self.bids,
+            self.voids, self.owner, self.jack_team, self.tricks_won, self.game_count, self.scores,
+            float(self.rules.target_score), self.rules.high_low_in_play,
+        )  # fmt: skip
         return obs
 
-    def _legal_words(self) -> np.ndarray:
-        """[n, 3] uint32: bits 0-7 pass/bids/trumps, then the discard and the play card masks."""
-        n = self.num_envs
-        r = np.arange(n)
-        phase = self.phase
-        me = self.to_act
-        hand = self.hold[r, me]
-        trump_bits = SUIT_BITS[self.trump]
-        words = np.zeros((n, 3), dtype=np.uint32)
-        # R6, R7v: pass unless the stuck dealer; bids above the highest.
-        stuck = (me == self.dealer) & (self.high_bid == 0) if self.rules.stick_the_dealer else np.zeros(n, dtype=bool)
-        bid_bits = np.where(stuck, 0, 1) | np.where(self.high_bid < 2, 2, 0) | np.where(self.high_bid < 3, 4, 0) | 8
-        # R9: a suit the bidder holds.
-        suits_held = sum(np.where(hand & SUIT_BITS[u], 1 << (4 + u), 0) for u in range(4))
-        words[:, 0] = np.where(phase == BID, bid_bits, np.where(phase == TRUMP, suits_held, 0))
-        # R10: a trump only while more than six are held.
-        trump_ok = np.bitwise_count(hand & trump_bits) > 6
-        words[:, 1] = np.where(phase == DISCARD, np.where(trump_ok, hand, hand & ~trump_bits), 0)
-        # R9, R11: lead a trump first; follow the suit led or trump; else anything.
-        led = self.trick_cards[r, np.minimum(self.num_tricks, 5), 0] >> 3
-        led_bits = SUIT_BITS[led]
-        follow = np.where(hand & led_bits, hand & (led_bits | trump_bits), hand)
-        first = (self.num_tricks == 0) & (self.num_in_trick == 0)
-        play = np.where(first, hand & trump_bits, np.where(self.num_in_trick == 0, hand, follow))
-        words[:, 2] = np.where(phase == PLAY, play, 0)
-        return words
-
     def _observe(self) -> tuple[np.ndarray, np.ndarray]:
-        self._legal = self._legal_words()
-        mask = _unpack(self._legal)[:, MASK_BITS].view(np.int8)
+        n = self.num_envs
+        mask = np.zeros((n, NUM_ACTIONS), dtype=np.int8)
+        self._legal = np.empty((n, 3), dtype=np.uint32)
+        kernels.legal(
+            mask, self._legal, self.phase, self.to_act, self.dealer, self.high_bid, self.hold, self.trump,
+            self.trick_cards, self.num_tricks, self.num_in_trick, self.rules.stick_the_dealer,
+        )  # fmt: skip
         return self._encode(self.to_act), mask
 
-    # ------------------------------------------------------------------ access
     def observe(self, seats: np.ndarray) -> np.ndarray:
         """The observation of the given seat in each game, [B, OBS_DIM] (any seat, not only the one to act)."""
         seats = np.asarray(seats, dtype=np.int64)
@@ -621,23 +433,10 @@ class SmearVectorEnv:
         return self._mask
 
     def sample_actions(self, rng: np.random.Generator) -> np.ndarray:
-        """A uniformly random legal action for each game (the k-th set bit of the legal words)."""
-        words = self._legal
-        counts = np.bitwise_count(words).astype(np.int64)
-        k = (rng.random(self.num_envs) * counts.sum(axis=1)).astype(np.int64)
-        in_first = k < counts[:, 0]
-        in_second = ~in_first & (k < counts[:, 0] + counts[:, 1])
-        which = np.where(in_first, 0, np.where(in_second, 1, 2))
-        k -= np.where(in_first, 0, np.where(in_second, counts[:, 0], counts[:, 0] + counts[:, 1]))
-        w = words[np.arange(self.num_envs), which].astype(np.uint64)
-        pos = np.zeros(self.num_envs, dtype=np.int64)
-        for width in (16, 8, 4, 2, 1):
-            low = np.bitwise_count(w & np.uint64((1 << width) - 1)).astype(np.int64)
-            up = k >= low
-            k -= np.where(up, low, 0)
-            pos += np.where(up, width, 0)
-            w = np.where(up, w >> np.uint64(width), w)
-        return np.array([0, DISCARD_BASE, PLAY_BASE])[which] + pos
+        """A uniformly random legal action for each game."""
+        out = np.empty(self.num_envs, dtype=np.int64)
+        kernels.sample(self._legal, rng.random(self.num_envs), out)
+        return out
 
     def state(self) -> np.ndarray:
         """The full-information vector of each game, [B, STATE_DIM] (layout of ``smear_env.observer.state``)."""
@@ -651,8 +450,8 @@ class SmearVectorEnv:
         words[:, 5] = np.where(self.phase == BID, 0, self.picked)
         words[:, 6] = self.discard_bits
         out = np.empty((n, STATE_DIM), dtype=np.float32)
-        out[:, :224] = _unpack(words)
-        out[:, 224:] = self._encode(np.zeros(n, dtype=np.int64))
+        out[:, :STATE_CARD_DIM] = _unpack(words)
+        out[:, STATE_CARD_DIM:] = self._encode(np.zeros(n, dtype=np.int64))
         return out
 
     def game(self, i: int) -> Game:
