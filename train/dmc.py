@@ -14,7 +14,6 @@ Run: ``python -m train.dmc --config configs/dmc_quick.yaml [--FIELD VALUE ...]``
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import sys
 import time
@@ -140,7 +139,10 @@ def main(argv: list[str] | None = None) -> int:
     rng = runs.seed_everything(config.seed)
 
     # ---------------------------------------------------------------- network, optimizer, resume
-    q = build_network(dataclasses.asdict(config))
+    def build():
+        return build_network(dataclasses.asdict(config))
+
+    q = build()
     optimizer = torch.optim.Adam(q.parameters(), lr=config.learning_rate)
     global_step, updates, pool, pool_steps, started = 0, 0, [], [], time.time()
     if resume:
@@ -163,8 +165,8 @@ def main(argv: list[str] | None = None) -> int:
                 "config": dataclasses.asdict(config),
                 "global_step": global_step,
                 "updates": updates,
-                "pool": pool,
-                "pool_steps": pool_steps,
+                "pool": opponents.pool_states,
+                "pool_steps": opponents.pool_steps,
                 "rng": runs.rng_state(rng),
             },
         )
@@ -176,10 +178,8 @@ def main(argv: list[str] | None = None) -> int:
     venv = SmearVectorEnv(n, seed=config.seed * 1_000_003 + global_step, reward=reward, kitty_size=config.kitty_size)
     obs, info = venv.reset()
     opponents = Opponents(n, config.opponents, rng, config.seed)
-    for state in pool:
-        net = build_network(dataclasses.asdict(config))
-        net.load_state_dict(state)
-        opponents.pool.append(net)
+    for state, step in zip(pool, pool_steps, strict=True):
+        opponents.remember(state, step, build, config.pool_size)
     # Decisions wait for the end of their hand (or game) to learn their return.
     segment = np.zeros(n, dtype=np.int64)  # hands (or games) finished per slot
     returns = np.zeros((n, 8, 4), dtype=np.float32)  # recent segments' returns, by seat
@@ -257,13 +257,7 @@ def main(argv: list[str] | None = None) -> int:
                 episode_returns.clear()
             print(f"step {global_step:>10,}  {sps:8,.0f} agent-steps/s  replay {len(replay):,}  updates {updates:,}", flush=True)
         if global_step - last_pool >= config.pool_every:
-            pool.append(copy.deepcopy(q.state_dict()))
-            pool_steps.append(global_step)
-            net = build_network(dataclasses.asdict(config))
-            net.load_state_dict(pool[-1])
-            opponents.pool.append(net)
-            if len(pool) > config.pool_size:
-                pool.pop(0), pool_steps.pop(0), opponents.pool.pop(0)
+            opponents.remember(q.state_dict(), global_step, build, config.pool_size)
             last_pool = global_step
         if global_step - last_eval >= config.eval_every:
             evaluation.log(writer, q, config, global_step)

@@ -3,6 +3,8 @@ checkpoint from the run's pool, or a built-in agent, drawn per game from a mix."
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import torch
 
@@ -30,7 +32,9 @@ class Opponents:
         self.kind = np.empty(num_envs, dtype=object)
         self.pool_pick = np.zeros(num_envs, dtype=np.int64)
         self.learner_team = np.zeros(num_envs, dtype=np.int64)
-        self.pool: list[torch.nn.Module] = []
+        self.pool: list[torch.nn.Module] = []  # past networks of the run, playing
+        self.pool_states: list[dict] = []  # their weights (what checkpoints keep)
+        self.pool_steps: list[int] = []  # the step each was taken at
         self.builtin = {k: load_agent(k) for k in ("heuristic", "random") if k in self.kinds}
         for agent in self.builtin.values():
             agent.seed(seed)
@@ -42,6 +46,16 @@ class Opponents:
         self.kind[games] = [self.kinds[c] if self.kinds[c] != "pool" or self.pool else "self" for c in chosen]
         self.pool_pick[games] = self.rng.integers(max(len(self.pool), 1), size=len(games))
         self.learner_team[games] = self.rng.integers(2, size=len(games))
+
+    def remember(self, state: dict, step: int, build, size: int) -> None:
+        """Add a copy of the learner's weights to the pool, keeping the newest ``size``."""
+        net = build()
+        net.load_state_dict(state)
+        self.pool.append(net)
+        self.pool_states.append(copy.deepcopy(state))
+        self.pool_steps.append(step)
+        if len(self.pool) > size:
+            del self.pool[0], self.pool_states[0], self.pool_steps[0]
 
     def learner_acts(self, seat: np.ndarray) -> np.ndarray:
         """For each game, whether the seat to act is played by the learner."""

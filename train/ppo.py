@@ -15,7 +15,6 @@ Run: ``python -m train.ppo --config configs/ppo_quick.yaml [--FIELD VALUE ...]``
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import sys
 import time
@@ -148,7 +147,10 @@ def main(argv: list[str] | None = None) -> int:
     rng = runs.seed_everything(config.seed)
 
     # ---------------------------------------------------------------- network, optimizer, resume
-    agent = build_network(dataclasses.asdict(config))
+    def build():
+        return build_network(dataclasses.asdict(config))
+
+    agent = build()
     optimizer = torch.optim.Adam(agent.parameters(), lr=config.learning_rate, eps=1e-5)
     global_step, pool, pool_steps = 0, [], []
     if resume:
@@ -169,8 +171,8 @@ def main(argv: list[str] | None = None) -> int:
                 "optimizer": optimizer.state_dict(),
                 "config": dataclasses.asdict(config),
                 "global_step": global_step,
-                "pool": pool,
-                "pool_steps": pool_steps,
+                "pool": opponents.pool_states,
+                "pool_steps": opponents.pool_steps,
                 "rng": runs.rng_state(rng),
             },
         )
@@ -180,10 +182,8 @@ def main(argv: list[str] | None = None) -> int:
     venv = SmearVectorEnv(n, seed=config.seed * 1_000_003 + global_step, reward="margin", kitty_size=config.kitty_size)
     obs, info = venv.reset()
     opponents = Opponents(n, config.opponents, rng, config.seed)
-    for state in pool:
-        net = build_network(dataclasses.asdict(config))
-        net.load_state_dict(state)
-        opponents.pool.append(net)
+    for state, step in zip(pool, pool_steps, strict=True):
+        opponents.remember(state, step, build, config.pool_size)
     b_obs = np.zeros((steps, n, OBS_DIM), dtype=np.float32)
     b_state = np.zeros((steps, n, STATE_DIM), dtype=np.float32)
     b_mask = np.zeros((steps, n, NUM_ACTIONS), dtype=np.int8)
@@ -288,13 +288,7 @@ def main(argv: list[str] | None = None) -> int:
 
         # ---------------------------------------------------------------- pool, eval, checkpoint
         if global_step - last_pool >= config.pool_every:
-            pool.append(copy.deepcopy(agent.state_dict()))
-            pool_steps.append(global_step)
-            net = build_network(dataclasses.asdict(config))
-            net.load_state_dict(pool[-1])
-            opponents.pool.append(net)
-            if len(pool) > config.pool_size:
-                pool.pop(0), pool_steps.pop(0), opponents.pool.pop(0)
+            opponents.remember(agent.state_dict(), global_step, build, config.pool_size)
             last_pool = global_step
         if global_step - last_eval >= config.eval_every:
             evaluation.log(writer, agent, config, global_step)
