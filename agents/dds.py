@@ -24,19 +24,16 @@ TT_BITS = 16
 _NEG, _POS = -1000, 1000
 
 
-@njit("int64(int64, int64, int64, int64, int64, int64, int64)", cache=False)
-def _leaf(gc0, gc1, jack_team, high_team, low_team, bid_team, bid):
+@njit("int64(int64, int64, int64, int64, int64, int64)", cache=False)
+def _score(game_team, jack_team, high_team, low_team, bid_team, bid):
+    """Team 0's score change minus team 1's for a hand whose four points went to these teams (-1: nobody)."""
     hp0 = 0
     hp1 = 0
-    for team in (high_team, low_team, jack_team):
+    for team in (high_team, low_team, jack_team, game_team):
         if team == 0:
             hp0 += 1
         elif team == 1:
             hp1 += 1
-    if gc0 > gc1:
-        hp0 += 1
-    elif gc1 > gc0:
-        hp1 += 1
     d0 = hp0
     d1 = hp1
     if bid > 0:
@@ -89,18 +86,32 @@ def _search(hands, tricks, t, n, leader, trump, gc0, gc1, jack_team, first_lead,
     high_team, low_team, bid_team, bid = consts[0], consts[1], consts[2], consts[3]
     if n == 0 and not is_root:
         remaining = hands[0] | hands[1] | hands[2] | hands[3]
-        if remaining == 0:
-            return _leaf(gc0, gc1, jack_team, high_team, low_team, bid_team, bid)
-        # Once the Jack is placed and no remaining game-count can change who takes Game,
-        # the hand's value is fixed: score it now.
-        if not (remaining & (np.uint32(1) << np.uint32(trump * 8 + 4))):
-            left = 0
-            for c in range(32):
-                if remaining & (np.uint32(1) << np.uint32(c)):
-                    left += gc_table[c]
-            if gc0 > gc1 + left or gc1 > gc0 + left or left == 0:
-                return _leaf(gc0 + (left if gc0 > gc1 else 0), gc1 + (left if gc1 > gc0 else 0),
-                             jack_team, high_team, low_team, bid_team, bid)
+        left = 0
+        for c in range(32):
+            if remaining & (np.uint32(1) << np.uint32(c)):
+                left += gc_table[c]
+        # Bounds from what is still open: who gets the Jack, who gets Game (or a tie).
+        jack_open = (remaining & (np.uint32(1) << np.uint32(trump * 8 + 4))) != 0
+        lowest = _POS
+        highest = _NEG
+        for option in range(3):  # the Jack: still open (to either team), or already placed
+            if jack_open == (option == 2):
+                continue
+            jack = option if jack_open else jack_team
+            for game in (0, 1, -1):
+                if game == 0 and not gc0 + left > gc1:
+                    continue
+                if game == 1 and not gc1 + left > gc0:
+                    continue
+                if game == -1 and not (abs(gc0 - gc1) <= left and (left - abs(gc0 - gc1)) % 2 == 0 or gc0 == gc1 and left == 0):
+                    continue
+                v = _score(game, jack, high_team, low_team, bid_team, bid)
+                lowest = min(lowest, v)
+                highest = max(highest, v)
+        if lowest == highest or highest <= alpha:
+            return highest
+        if lowest >= beta:
+            return lowest
     slot = -1
     alpha0 = alpha
     beta0 = beta
