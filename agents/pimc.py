@@ -7,10 +7,10 @@ cards (``agents.dds``), and takes the action with the best average value: its te
 score change minus the other team's for the hand (R13, R14).
 
 * Play: every legal card is valued by the solver on each deal.
-* Trump: each suit it holds, with the discards the heuristic player would make, is
-  solved on each deal.
-* Discards: each candidate card, the rest of the discards completed the heuristic
-  way, is solved on each deal.
+* Trump: the two suits the heuristic estimate likes best, each with the discards the
+  heuristic player would make, are solved on each deal.
+* Discards: the two cards the heuristic would discard first, the rest of the discards
+  completed the heuristic way, are solved on each deal.
 * Bidding: on each deal (the kitty included) it takes the pick-up, picks the suit the
   heuristic estimate likes best, discards the heuristic way and solves the play for
   every bid it may make; passing is worth 0 (the other seats' contracts are not
@@ -28,8 +28,9 @@ import numpy as np
 
 from smear_env import SeatView, sample_game
 from smear_env.actions import BID_BASE, DISCARD_BASE, MIN_BID, PASS, PLAY_BASE, TRUMP_BASE
-from smear_env.cards import ACE, GAME_COUNT, JACK, SEVEN
+from smear_env.cards import ACE, GAME_COUNT, JACK, SEVEN, SUITS
 from smear_env.game import Game, Phase
+from smear_env.view import CARD_INDEX
 
 from .base import Agent
 from .dds import Solver
@@ -74,7 +75,7 @@ class PIMCAgent(Agent):
         self.deals_solved = 0
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, view: SeatView) -> int:
-        legal = list(view.legal_actions) or np.flatnonzero(action_mask).tolist()
+        legal = self._candidates(view, list(view.legal_actions) or np.flatnonzero(action_mask).tolist())
         if len(legal) == 1:
             return legal[0]
         deadline = time.perf_counter() + self.seconds
@@ -88,6 +89,25 @@ class PIMCAgent(Agent):
             self.deals_solved += 1
         best = max(totals.values())
         return min(a for a, v in totals.items() if v >= best - 1e-9)
+
+    # Contract decisions solve one deal per candidate: the two the heuristic likes best are searched.
+    CONTRACT_CANDIDATES = 2
+
+    def _candidates(self, view: SeatView, legal: list[int]) -> list[int]:
+        if view.phase == Phase.TRUMP:
+            hand = [CARD_INDEX[c] for c in view.hand]
+            ranked = sorted(legal, key=lambda a: -estimate_points(hand, a - TRUMP_BASE, 0))
+            return ranked[: self.CONTRACT_CANDIDATES]
+        if view.phase == Phase.DISCARD:
+            trump = SUITS.index(view.trump)
+            allowed = [a - DISCARD_BASE for a in legal]
+            ranked = []
+            while allowed and len(ranked) < self.CONTRACT_CANDIDATES:
+                card = self._heuristic_discard(trump, allowed)
+                ranked.append(DISCARD_BASE + card)
+                allowed.remove(card)
+            return ranked
+        return legal
 
     # ------------------------------------------------------------------ per phase
     def _values(self, game: Game, view: SeatView, legal: list[int]) -> dict[int, float]:
