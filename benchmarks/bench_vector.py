@@ -25,6 +25,9 @@ def vector_steps_per_second(num_envs: int, seconds: float) -> tuple[float, int]:
 
     from smear_env import SmearVectorEnv
 
+    warm = SmearVectorEnv(2, seed=0)  # compile the numba kernels before measuring memory
+    warm.reset()
+    warm.step(warm.sample_actions(np.random.default_rng(0)))
     tracemalloc.start()
     venv = SmearVectorEnv(num_envs, seed=0)
     venv.reset()
