@@ -9,6 +9,7 @@ by hand, and pairing their results cancels most of the card luck.
 from __future__ import annotations
 
 import math
+import multiprocessing
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
@@ -194,7 +195,8 @@ def run_match(
             if progress:
                 progress(2 * len(part))
     else:
-        with ProcessPoolExecutor(workers) as pool:
+        # Spawned, not forked: a fork after torch or numba started their threads can deadlock the children.
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
             futures = [pool.submit(_play_chunk, (spec_a, spec_b), rules, seed, part, keep_records) for part in chunks]
             for future in futures:
                 part = future.result()
