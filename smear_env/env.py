@@ -89,16 +89,27 @@ def env(illegal_action: str = "raise", **kwargs: Any) -> AECEnv:
 
 
 class OrderEnforcing(wrappers.OrderEnforcingWrapper):
-    """PettingZoo's order checks, with ``last()`` handed to the wrapped env in one call.
+    """PettingZoo's order checks, with ``last()`` and ``step()`` handed to the wrapped env directly.
 
     The stock wrapper runs ``AECEnv.last`` on itself, paying an attribute forward for
-    each of the seven fields it reads; this is a quarter of a random-play step.
+    each of the fields it reads; that was a quarter of a random-play step.
     """
 
     def last(self, observe: bool = True):
         if not self._has_reset:
             wrappers.order_enforcing.EnvLogger.error_observe_before_reset()
         return self.env.last(observe)
+
+    def step(self, action) -> None:
+        # The stock checks, reading the wrapped env's attributes directly rather than through __getattr__.
+        if not self._has_reset:
+            wrappers.order_enforcing.EnvLogger.error_step_before_reset()
+        elif not self.env.agents:
+            self._has_updated = True
+            wrappers.order_enforcing.EnvLogger.warn_step_after_terminated_truncated()
+        else:
+            self._has_updated = True
+            self.env.step(action)
 
 
 class raw_env(AECEnv):

@@ -264,6 +264,7 @@ class Game:
         self.voids = [[False] * 4 for _ in range(4)]
         self.phase = Phase.BID
         self._legal: list[int] | None = None
+        self.obs_cache: dict = {}  # the observer's per-hand cache (see smear_env.observer)
         # R6: bidding starts left of the dealer.
         self.to_act = (self.dealer + 1) % 4
 
@@ -285,6 +286,7 @@ class Game:
         other.tricks = [(leader, list(plays), winner) for leader, plays, winner in self.tricks]
         other.trick = list(self.trick)
         other.voids = [list(v) for v in self.voids]
+        other.obs_cache = {}
         return other
 
     # ------------------------------------------------------------------ queries

@@ -73,6 +73,24 @@ def observe(game: Game, seat: int, out: np.ndarray | None = None) -> np.ndarray:
     return encode_knowledge(seat_knowledge(game, seat), out)
 
 
+def _history(tricks: list, trump: int | None) -> tuple:
+    """What completed tricks add to every observation of a hand: the cards each (absolute) seat
+    played as 32 bytes, tricks and game-count won by each team, the Jack's team, trumps played."""
+    patterns = [bytearray(32) for _ in range(4)]
+    won, counted, trumps, jack_team = [0, 0], [0, 0], [], -1
+    for _, plays, winner in tricks:
+        team = winner & 1
+        won[team] += 1
+        for s, card in plays:
+            patterns[s][card] = 1
+            counted[team] += GAME_COUNT[card]
+            if card >> 3 == trump:
+                trumps.append((card, s))
+                if card & 7 == JACK:
+                    jack_team = team
+    return [bytes(p) for p in patterns], won, counted, jack_team, trumps
+
+
 def encode_knowledge(k: Knowledge, out: np.ndarray | None = None) -> np.ndarray:
     """The observation vector of what a seat knows (see the layout above)."""
     me = k.seat
@@ -95,20 +113,21 @@ def encode_knowledge(k: Knowledge, out: np.ndarray | None = None) -> np.ndarray:
     if trump is not None:
         on[_TRUMP + trump] = 1
     on[_KITTY + k.rules.kitty_size] = 1
-    tricks_won = [0, 0]
-    game_count = [0, 0]
-    trumps_played: list[tuple[int, int]] = []  # (card, seat)
-    jack_side = -1
-    for _, plays, winner in k.tricks:
-        side = (winner & 1) != mine
-        tricks_won[side] += 1
-        for s, card in plays:
-            on[_PLAYED + 32 * rel[s] + card] = 1
-            game_count[side] += GAME_COUNT[card]
-            if card >> 3 == trump:
-                trumps_played.append((card, s))
-                if card & 7 == JACK:
-                    jack_side = side
+    # The completed tricks change only once a trick: their part is kept per hand in the game's cache.
+    cache = k.cache
+    history = cache.get(len(k.tricks)) if cache is not None else None
+    if history is None:
+        history = _history(k.tricks, trump)
+        if cache is not None:
+            cache[len(k.tricks)] = history
+    patterns, won, counted, jack_team, trumps_done = history
+    for s in range(4):
+        base = _PLAYED + 32 * rel[s]
+        on[base : base + 32] = patterns[s]
+    tricks_won = [won[mine], won[1 - mine]]
+    game_count = [counted[mine], counted[1 - mine]]
+    jack_side = -1 if jack_team < 0 else int(jack_team != mine)
+    trumps_played = list(trumps_done)  # (card, seat)
     for s, card in k.trick:
         r = 32 * rel[s] + card
         on[_PLAYED + r] = 1

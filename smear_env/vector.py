@@ -497,6 +497,7 @@ class SmearVectorEnv:
         game.phase = Phase(phase)
         game.to_act = int(self.to_act[i])
         game._legal = None
+        game.obs_cache = {}
         return game
 
     def write_records(self, path: str | os.PathLike[str]) -> int:

@@ -107,6 +107,7 @@ class Knowledge(NamedTuple):
     trick: list[tuple[int, int]]
     leader: int | None
     voids: list[list[bool]]
+    cache: dict | None = None  # the game's per-hand cache of what completed tricks encode to
 
 
 def seat_knowledge(game: Game, seat: int) -> Knowledge:
@@ -131,6 +132,7 @@ def seat_knowledge(game: Game, seat: int) -> Knowledge:
         game.trick,
         game.leader,
         game.voids,
+        game.obs_cache,
     )
 
 
@@ -292,6 +294,7 @@ def sample_game(view: SeatView, rng: np.random.Generator) -> Game:
     game.voids = [[SUITS[u] in view.voids[s] for u in range(4)] for s in range(4)]
     game.phase = view.phase
     game._legal = None
+    game.obs_cache = {}
     game.to_act = view.to_act
     return game
 
