@@ -19,7 +19,6 @@ import numpy as np
 
 from . import vector_kernels as kernels
 from .actions import NUM_ACTIONS
-from .cards import GAME_COUNT
 from .game import Game, IllegalActionError, Phase, game_label, game_rng, hand_record, split_deck
 from .observer import OBS_DIM, STATE_DIM
 from .records import write_records
@@ -27,25 +26,15 @@ from .rules import Rules, check_episode_settings
 
 BID, TRUMP, DISCARD, PLAY = 0, 1, 2, 3
 BIT = (np.uint64(1) << np.arange(32, dtype=np.uint64)).astype(np.uint32)
-SUIT_BITS = np.array([0xFF << (8 * u) for u in range(4)] + [0], dtype=np.uint32)  # index -1: no trump yet
-CARD_GAME_COUNT = np.array(GAME_COUNT, dtype=np.int64)
 DEAL_CHUNK = 16  # deals drawn per game at a time (the same stream as one draw per hand)
 CATEGORIES = ("high", "low", "jack", "game")
+REWARD_MODES = {"game": 0, "hand": 1, "margin": 2}
 STATE_CARD_DIM = 7 * 32  # hands by seat, kitty rest, pick-up, discards
 
 
 def _unpack(words: np.ndarray) -> np.ndarray:
     """[n, w] uint32 words -> [n, 32 w] uint8 bits, bit j of word k at column 32 k + j."""
     return np.unpackbits(np.ascontiguousarray(words, dtype="<u4").view(np.uint8), axis=1, bitorder="little")
-
-
-def _highest_bit(x: np.ndarray) -> np.ndarray:
-    """The index of the highest set bit of each nonzero uint32 (exact: float64 holds 32-bit ints)."""
-    return np.floor(np.log2(x.astype(np.float64))).astype(np.int64)
-
-
-def _lowest_bit(x: np.ndarray) -> np.ndarray:
-    return _highest_bit(x & (~x + np.uint32(1)))
 
 
 class SmearVectorEnv:
@@ -165,29 +154,12 @@ class SmearVectorEnv:
             draws = self._rngs[i].random((DEAL_CHUNK, 32))
             self._deal_buf[i] = np.argsort(draws, axis=1, kind="stable")
             self._deal_pos[i] = 0
-        deck = self._deal_buf[games, self._deal_pos[games]]
-        self._deal_pos[games] += 1
-        self.deck[games] = deck
-        self.hold[games] = np.bitwise_or.reduce(BIT[deck[:, :24]].reshape(-1, 4, 6), axis=2)
-        self.bids[games] = -1
-        self.high_bid[games] = 0
-        self.bidder[games] = -1
-        self.trump[games] = -1
-        self.picked[games] = 0
-        self.discard_bits[games] = 0
-        self.num_discards[games] = 0
-        self.played[games] = 0
-        self.trick_bits[games] = 0
-        self.owner[games] = -1
-        self.num_tricks[games] = 0
-        self.num_in_trick[games] = 0
-        self.tricks_won[games] = 0
-        self.game_count[games] = 0
-        self.jack_team[games] = -1
-        self.voids[games] = 0
-        self.phase[games] = BID
-        self.to_act[games] = (self.dealer[games] + 1) % 4  # R6
-        self.leader[games] = -1
+        kernels.deal(
+            games, self._deal_buf, self._deal_pos, self.deck, self.hold, self.bids, self.high_bid, self.bidder,
+            self.trump, self.picked, self.discard_bits, self.num_discards, self.played, self.trick_bits, self.owner,
+            self.num_tricks, self.num_in_trick, self.tricks_won, self.game_count, self.jack_team, self.voids,
+            self.phase, self.to_act, self.dealer, self.leader,
+        )  # fmt: skip
 
     # ------------------------------------------------------------------ step
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
@@ -237,73 +209,25 @@ class SmearVectorEnv:
         info.update(self._final)
         return obs, self._rewards, self._terminated, self._truncated, info
 
-    def _owner(self, games: np.ndarray, cards: np.ndarray) -> np.ndarray:
-        """The seat that played each card this hand, -1 if nobody did."""
-        return self.owner[games, cards]
-
-    def _trump_points(self, games: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """R13a/b (or R13v): the seats that played the High and the Low card so far, -1 if none."""
-        trump = self.trump[games]
-        if self.rules.high_low_in_play:
-            played = self.played[games]
-            trumps = (played[:, 0] | played[:, 1] | played[:, 2] | played[:, 3]) & SUIT_BITS[trump]
-            some = trumps != 0
-            high = np.where(some, _highest_bit(np.where(some, trumps, 1)), 0)
-            low = np.where(some, _lowest_bit(np.where(some, trumps, 1)), 0)
-            return np.where(some, self._owner(games, high), -1), np.where(some, self._owner(games, low), -1)
-        return self._owner(games, trump * 8 + 7), self._owner(games, trump * 8)
-
     def _finish_hands(self, h: np.ndarray, scored: bool) -> None:
         """Score (R13-R15) or throw in (R7) the hands of games ``h``, then end or deal on."""
         rules = self.rules
         m = h.size
-        rows = np.arange(m)
         self._hand_over[h] = True
         score_before = self.scores[h].copy()
-        winner = np.full(m, -1)
+        winner = np.full(m, -1, dtype=np.int64)
         if scored:
-            high_seat, low_seat = self._trump_points(h)
-            discard_count = np.where(
-                np.arange(3)[None, :] < self.num_discards[h][:, None], CARD_GAME_COUNT[self.discard_order[h]], 0
-            ).sum(axis=1)
-            bid_team = self.bidder[h] & 1
-            game_count = self.game_count[h].copy()
-            game_count[rows, bid_team] += discard_count
-            game_point = np.where(
-                game_count[:, 0] == game_count[:, 1], -1, (game_count[:, 1] > game_count[:, 0]).astype(np.int64)
-            )
-            points = np.stack(
-                [
-                    np.where(high_seat >= 0, high_seat & 1, -1),
-                    np.where(low_seat >= 0, low_seat & 1, -1),
-                    self.jack_team[h],
-                    game_point,
-                ],
-                axis=1,
-            )
-            hand_points = np.stack([(points == 0).sum(axis=1), (points == 1).sum(axis=1)], axis=1)
-            bid = self.high_bid[h]
-            made = hand_points[rows, bid_team] >= bid
-            # R14, R15v-b
-            bidder_score = score_before[rows, bid_team] + np.where(made, hand_points[rows, bid_team], -bid)
-            defender_score = score_before[rows, 1 - bid_team] + hand_points[rows, 1 - bid_team]
-            if rules.defender_cap is not None:
-                defender_score = np.minimum(defender_score, rules.defender_cap)
-            self.scores[h, bid_team] = bidder_score
-            self.scores[h, 1 - bid_team] = defender_score
-            target = rules.target_score
-            if rules.win_only_on_made_bid:
-                winner = np.where(made & (bidder_score >= target), bid_team, -1)
-            else:
-                winner = np.where(bidder_score >= target, bid_team, np.where(defender_score >= target, 1 - bid_team, -1))
-            for team in (0, 1):
-                self.ep_points[h, team] += points == team
-            self.ep_bids[h, bid_team, bid - 2] += 1
-            self.ep_made[h, bid_team, bid - 2] += made
-            if self.reward_mode != "game":
-                change = self.scores[h] - score_before
-                by_team = change - change[:, ::-1] if self.reward_mode == "margin" else change
-                self._rewards[h] = by_team[:, [0, 1, 0, 1]]
+            points = np.empty((m, 4), dtype=np.int64)
+            game_count = np.empty((m, 2), dtype=np.int64)
+            hand_points = np.empty((m, 2), dtype=np.int64)
+            made = np.empty(m, dtype=np.bool_)
+            cap = -1 if rules.defender_cap is None else rules.defender_cap
+            kernels.score_hands(
+                h, self.trump, self.owner, self.jack_team, self.game_count, self.discard_order, self.num_discards,
+                self.bidder, self.high_bid, self.scores, cap, rules.target_score, rules.win_only_on_made_bid,
+                rules.high_low_in_play, REWARD_MODES[self.reward_mode], self._rewards, self.ep_points, self.ep_bids,
+                self.ep_made, winner, points, game_count, hand_points, made, score_before,
+            )  # fmt: skip
         recorded = self._recorded[h]
         if recorded.any():
             for j in np.flatnonzero(recorded).tolist():
@@ -401,7 +325,7 @@ class SmearVectorEnv:
 
     # ------------------------------------------------------------------ observation
     def _encode(self, me: np.ndarray) -> np.ndarray:
-        obs = np.zeros((self.num_envs, OBS_DIM), dtype=np.float32)
+        obs = np.empty((self.num_envs, OBS_DIM), dtype=np.float32)
         kernels.encode(
             obs, me, self.hold, self.played, self.trick_bits, self.picked, self.discard_bits, self.bidder, self.phase,
             self.to_act, self.dealer, self.high_bid, self.trump, self.rules.kitty_size, self.leader, self.bids,

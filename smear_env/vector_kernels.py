@@ -153,11 +153,12 @@ def advance(actions, phase, to_act, dealer, leader, hold, bids, high_bid, bidder
 @njit(cache=True)
 def encode(out, me, hold, played, trick_bits, picked, discard_bits, bidder, phase, to_act, dealer, high_bid, trump,
            kitty_size, leader, bids, voids, owner, jack_team, tricks_won, game_count, scores, target, high_low_in_play):  # fmt: skip
-    """The observation of seat ``me[i]`` in each game i, written into ``out`` ([n, OBS_DIM] float32, all zero)."""
+    """The observation of seat ``me[i]`` in each game i, written into ``out`` ([n, OBS_DIM] float32)."""
     o = _O
     n = out.shape[0]
     for i in range(n):
         row = out[i]
+        row[:] = 0.0
         m = me[i]
         mine = m & 1
         _set_bits(row, o[0], hold[i, m])
@@ -287,3 +288,126 @@ def sample(words, uniforms, out):
                 x &= x - np.uint64(1)
             if x:
                 break
+
+
+@njit(cache=True)
+def score_hands(h, trump, owner, jack_team, game_count, discard_order, num_discards, bidder, high_bid, scores,
+                defender_cap, target, win_only_on_made_bid, high_low_in_play, reward_mode, rewards, ep_points,
+                ep_bids, ep_made, out_winner, out_points, out_game_count, out_hand_points, out_made, out_before):  # fmt: skip
+    """Score the finished hands of games ``h`` (R13-R15 and the variants); reward_mode 0 game, 1 hand, 2 margin."""
+    for j in range(h.shape[0]):
+        i = h[j]
+        tr = trump[i]
+        out_before[j, 0] = scores[i, 0]
+        out_before[j, 1] = scores[i, 1]
+        # R13a/b (R13v): the teams that played the High and the Low card.
+        high = -1
+        low = -1
+        if high_low_in_play:
+            for r in range(8):
+                if owner[i, tr * 8 + r] >= 0:
+                    if low < 0:
+                        low = owner[i, tr * 8 + r]
+                    high = owner[i, tr * 8 + r]
+        else:
+            high = owner[i, tr * 8 + 7]
+            low = owner[i, tr * 8]
+        bt = bidder[i] & 1
+        # R13d: the bidder's discards count for the bidder's team.
+        gc0 = game_count[i, 0]
+        gc1 = game_count[i, 1]
+        for d in range(num_discards[i]):
+            if bt == 0:
+                gc0 += _GC[discard_order[i, d]]
+            else:
+                gc1 += _GC[discard_order[i, d]]
+        out_game_count[j, 0] = gc0
+        out_game_count[j, 1] = gc1
+        out_points[j, 0] = -1 if high < 0 else high & 1
+        out_points[j, 1] = -1 if low < 0 else low & 1
+        out_points[j, 2] = jack_team[i]
+        out_points[j, 3] = -1 if gc0 == gc1 else (1 if gc1 > gc0 else 0)
+        hp0 = 0
+        hp1 = 0
+        for k in range(4):
+            if out_points[j, k] == 0:
+                hp0 += 1
+            elif out_points[j, k] == 1:
+                hp1 += 1
+            if out_points[j, k] >= 0:
+                ep_points[i, out_points[j, k], k] += 1
+        out_hand_points[j, 0] = hp0
+        out_hand_points[j, 1] = hp1
+        bid = high_bid[i]
+        taken = hp0 if bt == 0 else hp1
+        other = hp1 if bt == 0 else hp0
+        made = taken >= bid
+        out_made[j] = made
+        # R14, R15v-b
+        bidder_score = scores[i, bt] + (taken if made else -bid)
+        defender_score = scores[i, 1 - bt] + other
+        if defender_cap >= 0 and defender_score > defender_cap:
+            defender_score = defender_cap
+        scores[i, bt] = bidder_score
+        scores[i, 1 - bt] = defender_score
+        # R15, R15v-a
+        winner = -1
+        if win_only_on_made_bid:
+            if made and bidder_score >= target:
+                winner = bt
+        elif bidder_score >= target:
+            winner = bt
+        elif defender_score >= target:
+            winner = 1 - bt
+        out_winner[j] = winner
+        ep_bids[i, bt, bid - 2] += 1
+        if made:
+            ep_made[i, bt, bid - 2] += 1
+        if reward_mode != 0:
+            c0 = scores[i, 0] - out_before[j, 0]
+            c1 = scores[i, 1] - out_before[j, 1]
+            r0 = c0 - c1 if reward_mode == 2 else c0
+            r1 = c1 - c0 if reward_mode == 2 else c1
+            rewards[i, 0] = r0
+            rewards[i, 2] = r0
+            rewards[i, 1] = r1
+            rewards[i, 3] = r1
+
+
+@njit(cache=True)
+def deal(games, deal_buf, deal_pos, deck, hold, bids, high_bid, bidder, trump, picked, discard_bits, num_discards,
+         played, trick_bits, owner, num_tricks, num_in_trick, tricks_won, game_count, jack_team, voids, phase,
+         to_act, dealer, leader):  # fmt: skip
+    """R4: deal each game of ``games`` its next drawn deck and clear the hand's state."""
+    for i in games:
+        pos = deal_pos[i]
+        deal_pos[i] = pos + 1
+        for c in range(32):
+            deck[i, c] = deal_buf[i, pos, c]
+        for s in range(4):
+            m = np.uint32(0)
+            for j in range(6):
+                m |= np.uint32(1) << np.uint32(deck[i, 6 * s + j])
+            hold[i, s] = m
+            bids[i, s] = -1
+            played[i, s] = 0
+            trick_bits[i, s] = 0
+            voids[i, s] = 0
+        for c in range(32):
+            owner[i, c] = -1
+        high_bid[i] = 0
+        bidder[i] = -1
+        trump[i] = -1
+        picked[i] = 0
+        discard_bits[i] = 0
+        num_discards[i] = 0
+        num_tricks[i] = 0
+        num_in_trick[i] = 0
+        tricks_won[i, 0] = 0
+        tricks_won[i, 1] = 0
+        game_count[i, 0] = 0
+        game_count[i, 1] = 0
+        jack_team[i] = -1
+        phase[i] = BID
+        to_act[i] = (dealer[i] + 1) & 3  # R6
+        leader[i] = -1
