@@ -51,6 +51,21 @@ def _set_bits(row, offset, x):
         x &= x - np.uint64(1)
 
 
+@njit(cache=True, inline="always")
+def _high_low(owner, i, trump, high_low_in_play):
+    """R13a/b (R13v): the seats that played the High and the Low card of game i so far, -1 if none."""
+    if not high_low_in_play:
+        return owner[i, trump * 8 + 7], owner[i, trump * 8]
+    high = -1
+    low = -1
+    for r in range(8):
+        if owner[i, trump * 8 + r] >= 0:
+            if low < 0:
+                low = owner[i, trump * 8 + r]
+            high = owner[i, trump * 8 + r]
+    return high, low
+
+
 @njit(cache=True)
 def advance(actions, phase, to_act, dealer, leader, hold, bids, high_bid, bidder, trump, deck, kitty_size, picked,
             discard_bits, discard_order, num_discards, played, trick_bits, owner, trick_cards, trick_leader,
@@ -188,18 +203,7 @@ def encode(out, me, hold, played, trick_bits, picked, discard_bits, bidder, phas
         if p == PLAY:
             row[o[13] + ((leader[i] - m) & 3)] = 1.0
         if tr >= 0:
-            # R13a/b (R13v): who played the High and the Low card so far.
-            high = -1
-            low = -1
-            if high_low_in_play:
-                for r in range(8):
-                    if owner[i, tr * 8 + r] >= 0:
-                        if low < 0:
-                            low = owner[i, tr * 8 + r]
-                        high = owner[i, tr * 8 + r]
-            else:
-                high = owner[i, tr * 8 + 7]
-                low = owner[i, tr * 8]
+            high, low = _high_low(owner, i, tr, high_low_in_play)
             if high >= 0:
                 row[o[15] + (1 if (high & 1) != mine else 0)] = 1.0
             if low >= 0:
@@ -300,18 +304,7 @@ def score_hands(h, trump, owner, jack_team, game_count, discard_order, num_disca
         tr = trump[i]
         out_before[j, 0] = scores[i, 0]
         out_before[j, 1] = scores[i, 1]
-        # R13a/b (R13v): the teams that played the High and the Low card.
-        high = -1
-        low = -1
-        if high_low_in_play:
-            for r in range(8):
-                if owner[i, tr * 8 + r] >= 0:
-                    if low < 0:
-                        low = owner[i, tr * 8 + r]
-                    high = owner[i, tr * 8 + r]
-        else:
-            high = owner[i, tr * 8 + 7]
-            low = owner[i, tr * 8]
+        high, low = _high_low(owner, i, tr, high_low_in_play)
         bt = bidder[i] & 1
         # R13d: the bidder's discards count for the bidder's team.
         gc0 = game_count[i, 0]
