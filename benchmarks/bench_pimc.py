@@ -21,6 +21,8 @@ def main() -> None:
     args = parser.parse_args()
     pimc, heuristic = load_agent(args.spec), load_agent("heuristic")
     stats: dict[str, list[float]] = collections.defaultdict(lambda: [0, 0.0, 0])
+    slowest: dict[str, float] = collections.defaultdict(float)
+    short: dict[str, int] = collections.Counter()  # decisions cut by the time limit before all samples
     for seed in range(args.games):
         game = Game(Rules(), seed)
         pimc.seed(seed)
@@ -36,11 +38,17 @@ def main() -> None:
             entry[0] += 1
             entry[1] += time.perf_counter() - start
             entry[2] += pimc.deals_solved - solved
+            name = game.phase.name if len(view.legal_actions) > 1 else "forced (one legal action)"
+            slowest[name] = max(slowest[name], time.perf_counter() - start)
+            short[name] += 0 < pimc.deals_solved - solved < pimc.samples
             game.step(action)
     total = [sum(s[i] for s in stats.values()) for i in range(3)]
+    slowest["all decisions"] = max(slowest.values())
+    short["all decisions"] = sum(short.values())
     for name, (count, seconds, deals) in [*stats.items(), ("all decisions", total)]:
         print(
             f"{name:<26} {int(count):>6} decisions {1000 * seconds / count:8.1f} ms/decision {deals / count:6.1f} deals/decision"
+            f"  slowest {1000 * slowest[name]:6.1f} ms  cut short {short[name]}"
         )
     print(f"decisions per second: {total[0] / total[1]:.1f}")
 

@@ -1,57 +1,124 @@
-"""Plot training runs' evaluation win rate (with its 95% interval) against training time.
+"""Learning curves: the win rate of a run's snapshots against fixed opponents over training time.
 
-Run: ``python benchmarks/plot_learning_curve.py runs/dmc_shipped [runs/OTHER ...] --out docs/learning_curve.png``.
-Reads the TensorBoard events each run wrote (``charts/win_rate_vs_heuristic`` and the
-``eval/`` interval ends).
+Run: ``python benchmarks/plot_learning_curve.py runs/dmc_full runs/ppo_full --opponents heuristic,pimc
+--games 100 --points 6 --workers 2 --out docs/learning_curve.png``.
+
+Every evaluation of a run keeps its network in ``runs/NAME/snapshots/`` (weights, step and
+training seconds). This script plays up to ``--points`` of them, evenly spread over the run
+(the last one always), against each opponent in the arena's duplicate format (the same deal
+sets for every snapshot), and plots win rate with its 95% interval against training minutes,
+one panel per opponent. Results are kept in ``runs/NAME/curve.json`` so a second call only
+plays what is new.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import multiprocessing
 import os
 import tempfile
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
-from tensorboard.backend.event_processing.event_accumulator import EventAccumulator  # noqa: E402
+import torch  # noqa: E402
+
+from agents.arena import MatchResult, _play_chunk  # noqa: E402
+from smear_env import Rules  # noqa: E402
+from train.runs import SNAPSHOTS, atomic_write_bytes  # noqa: E402
+
+SEED = 2024  # deal sets of every curve point
+
+
+def pick(snapshots: list[Path], points: int) -> list[Path]:
+    """Up to ``points`` snapshots evenly spread over the run, the last one always in."""
+    if len(snapshots) <= points:
+        return snapshots
+    step = (len(snapshots) - 1) / (points - 1)
+    return [snapshots[round(i * step)] for i in range(points)]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("runs", nargs="+", help="run folders")
-    parser.add_argument("--opponent", default="heuristic")
+    parser.add_argument("runs", nargs="+", help="run folders (with snapshots/)")
+    parser.add_argument("--opponents", default="heuristic,pimc", help="comma-separated agent specs")
+    parser.add_argument("--games", type=int, default=100, help="games per point (duplicate format)")
+    parser.add_argument("--points", type=int, default=6, help="snapshots per run to play")
+    parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", default="docs/learning_curve.png")
     args = parser.parse_args()
-    fig, ax = plt.subplots(figsize=(7, 4))
+    if args.games < 2 or args.points < 2 or args.workers < 1:
+        parser.error("--games and --points must be at least 2, --workers at least 1")
+    opponents = args.opponents.split(",")
+
+    # What to play: (run, snapshot, opponent) not yet in the run's curve.json.
+    cache, todo = {}, []
     for run in args.runs:
-        events = EventAccumulator(run)
-        events.Reload()
-        tag = f"charts/win_rate_vs_{args.opponent}"
-        if tag not in events.Tags()["scalars"]:
-            print(f"{run}: no {tag}")
-            continue
-        points = events.Scalars(tag)
-        low = events.Scalars(f"eval/win_rate_vs_{args.opponent}_ci_low")
-        high = events.Scalars(f"eval/win_rate_vs_{args.opponent}_ci_high")
-        start = min(p.wall_time for p in events.Scalars("charts/agent_steps_per_second"))
-        minutes = [(p.wall_time - start) / 60 for p in points]
-        ax.plot(minutes, [p.value for p in points], marker="o", label=os.path.basename(run.rstrip("/")))
-        ax.fill_between(minutes, [p.value for p in low], [p.value for p in high], alpha=0.2)
-        for p, m in zip(points, minutes, strict=True):
-            print(f"{run}: {m:6.1f} min, step {p.step:>12,}: win rate {p.value:.3f}")
-    ax.axhline(0.5, color="grey", lw=0.8)
-    ax.set_xlabel("training time (minutes)")
-    ax.set_ylabel(f"win rate vs {args.opponent} (duplicate format)")
-    ax.set_ylim(0, 1)
-    ax.legend()
+        snapshots = sorted((Path(run) / SNAPSHOTS).glob("step_*.pt"))
+        if not snapshots:
+            parser.error(f"{run}: no {SNAPSHOTS}/step_*.pt (runs save them at each evaluation)")
+        path = Path(run) / "curve.json"
+        cache[run] = json.loads(path.read_text()) if path.is_file() else {}
+        for snap in pick(snapshots, args.points):
+            for opponent in opponents:
+                key = f"{snap.name} vs {opponent} x{args.games}"
+                if key not in cache[run]:
+                    todo.append((run, snap, opponent, key))
+
+    sets = list(range((args.games + 1) // 2))
+    chunk = max(1, len(sets) // (2 * args.workers))
+    with ProcessPoolExecutor(args.workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        jobs = [
+            (item, pool.submit(_play_chunk, (f"neural:{item[1]}", item[2]), Rules(), SEED, sets[i : i + chunk], False))
+            for item in todo
+            for i in range(0, len(sets), chunk)
+        ]
+        results: dict[str, list] = {}
+        for (run, snap, opponent, key), job in jobs:
+            results.setdefault(key, []).extend(job.result())
+            if len(results[key]) == len(sets):
+                summary = MatchResult(("learner", opponent), Rules(), SEED, sorted(results[key], key=lambda d: d.deal_set)).summary()
+                meta = torch.load(snap, weights_only=True)
+                cache[run][key] = {
+                    "step": meta["global_step"],
+                    "minutes": meta.get("elapsed", 0.0) / 60,
+                    "opponent": opponent,
+                    "games": summary["games"],
+                    "win_rate": summary["win_rate"],
+                    "win_rate_ci95": summary["win_rate_ci95"],
+                }
+                atomic_write_bytes(Path(run) / "curve.json", json.dumps(cache[run], indent=1).encode())
+                low, high = summary["win_rate_ci95"]
+                print(f"{run}: {cache[run][key]['minutes']:6.1f} min, step {meta['global_step']:>12,}: "
+                      f"vs {opponent} {summary['win_rate']:.3f} [{low:.3f}, {high:.3f}]", flush=True)  # fmt: skip
+
+    fig, axes = plt.subplots(1, len(opponents), figsize=(6 * len(opponents), 4), squeeze=False)
+    for ax, opponent in zip(axes[0], opponents, strict=True):
+        for run in args.runs:
+            rows = sorted((r for k, r in cache[run].items() if r["opponent"] == opponent and k.endswith(f"x{args.games}")),
+                          key=lambda r: r["step"])  # fmt: skip
+            if not rows:
+                continue
+            minutes = [r["minutes"] for r in rows]
+            ax.plot(minutes, [r["win_rate"] for r in rows], marker="o", label=os.path.basename(run.rstrip("/")))
+            ax.fill_between(minutes, [r["win_rate_ci95"][0] for r in rows], [r["win_rate_ci95"][1] for r in rows], alpha=0.2)
+        ax.axhline(0.5, color="grey", lw=0.8)
+        ax.set_title(f"vs {opponent} ({args.games} games per point, duplicate format)")
+        ax.set_xlabel("training time (minutes, 2 CPU cores)")
+        ax.set_ylabel("game win rate")
+        ax.set_ylim(0, 1)
+        ax.legend()
     fig.tight_layout()
-    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(args.out)), suffix=".png")
+    out = Path(args.out).resolve()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=out.parent, suffix=".png")
     os.close(fd)
     fig.savefig(tmp)
-    os.replace(tmp, args.out)
+    os.replace(tmp, out)
     print(f"wrote {args.out}")
 
 

@@ -33,6 +33,19 @@ def wait_for(path: Path, seconds: float) -> None:
         time.sleep(0.2)
 
 
+def children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (Linux /proc)."""
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            out.append(int(stat.parent.name))
+    return out
+
+
 @pytest.mark.parametrize("algo", ["dmc", "ppo"])
 def test_trainer_runs_is_killed_resumes_and_plays(tmp_path, algo):
     cmd = [sys.executable, "-m", f"train.{algo}", "--config", f"configs/{algo}_quick.yaml", "--runs-dir", str(tmp_path), "--run-name", "smoke", *ARGS[algo]]  # fmt: skip
@@ -41,9 +54,15 @@ def test_trainer_runs_is_killed_resumes_and_plays(tmp_path, algo):
     try:
         wait_for(checkpoint, 120)
         time.sleep(1.5)
+        helpers = children(process.pid)  # dmc's actor processes
+        assert helpers or algo != "dmc"
     finally:
         os.kill(process.pid, signal.SIGKILL)  # kill -9 at an arbitrary moment
         process.wait()
+    deadline = time.time() + 30
+    while any(Path(f"/proc/{pid}").exists() for pid in helpers) and time.time() < deadline:
+        time.sleep(0.2)
+    assert not [pid for pid in helpers if Path(f"/proc/{pid}").exists()], "processes outlived the killed trainer"
     first = runs.load_checkpoint(checkpoint)
     assert first["global_step"] > 0 and first["config"]["run_name"] == "smoke"
     assert not list((tmp_path / "smoke").glob(".*.tmp"))  # no half-written file was left as the checkpoint

@@ -14,13 +14,17 @@ Run: ``python -m train.dmc --config configs/dmc_quick.yaml [--FIELD VALUE ...]``
 
 from __future__ import annotations
 
+import copy
 import dataclasses
+import multiprocessing
+import queue
 import sys
 import time
 from dataclasses import dataclass, field
 
 import numpy as np
 import torch
+import torch.multiprocessing as mp
 import torch.nn.functional as F  # noqa: N812 - the usual alias
 from torch.utils.tensorboard import SummaryWriter
 
@@ -76,8 +80,10 @@ class Config:
     """games per evaluation (duplicate format, against heuristic)"""
     checkpoint_seconds: float = 60.0
     """seconds between checkpoints"""
-    torch_threads: int = 2
-    """threads torch may use"""
+    num_actors: int = 1
+    """actor processes stepping games while this process learns (0: this process steps them too)"""
+    torch_threads: int = 1
+    """threads torch may use in the learner"""
 
     def __post_init__(self) -> None:
         if self.algo != "dmc":
@@ -97,6 +103,8 @@ class Config:
         ):
             if getattr(self, name) < 1:
                 raise ValueError(f"config {name}={getattr(self, name)}: must be at least 1")
+        if self.num_actors < 0:
+            raise ValueError(f"config num_actors={self.num_actors}: 0 or more")
         if not 0 <= self.epsilon <= 1:
             raise ValueError(f"config epsilon={self.epsilon}: must be in [0, 1]")
         try:
@@ -132,6 +140,146 @@ class Replay:
         return torch.from_numpy(self.obs[idx]), torch.from_numpy(self.action[idx]), torch.from_numpy(self.ret[idx])
 
 
+class SelfPlay:
+    """``num_envs`` games in lockstep: the learner's network (epsilon-greedy) and the opponents act,
+    and each learner decision is kept until the end of its hand (or game) tells its return."""
+
+    def __init__(self, config: Config, seed: int, rng: np.random.Generator) -> None:
+        n, self.config, self.rng = config.num_envs, config, rng
+        reward = "margin" if config.target == "hand" else "game"
+        self.venv = SmearVectorEnv(n, seed=seed, reward=reward, kitty_size=config.kitty_size)
+        self.obs, self.info = self.venv.reset()
+        self.opponents = Opponents(n, config.opponents, rng, seed)
+        self.segment = np.zeros(n, dtype=np.int64)  # hands (or games) finished per slot
+        self.returns = np.zeros((n, 8, 4), dtype=np.float32)  # recent segments' returns, by seat
+        self.pending: list[tuple[np.ndarray, ...]] = []
+        self.episode_returns: list[float] = []  # team 0's, of games finished
+
+    def step(self, q: torch.nn.Module) -> int:
+        """One decision in every game; the number of agent-steps taken."""
+        config, rng, venv, obs = self.config, self.rng, self.venv, self.obs
+        mask, seat = self.info["action_mask"], self.info["seat"]
+        learner = self.opponents.learner_acts(seat)
+        actions = np.zeros(config.num_envs, dtype=np.int64)
+        idx = np.flatnonzero(learner)
+        if idx.size:
+            with torch.no_grad():
+                scores = q(torch.from_numpy(obs[idx])).numpy()
+            actions[idx] = np.where(mask[idx] > 0, scores, -np.inf).argmax(axis=1)
+            explore = idx[rng.random(idx.size) < config.epsilon]
+            if explore.size:
+                actions[explore] = venv.sample_actions(rng)[explore]
+        self.opponents.act(venv, obs, mask, seat, actions, learner)
+        self.pending.append((obs[idx], actions[idx], idx, seat[idx], self.segment[idx]))
+
+        self.obs, rewards, terminated, truncated, self.info = venv.step(actions)
+        done = terminated | truncated
+        ends = self.info["hand_over"] if config.target == "hand" else done
+        segment = self.segment
+        if config.target == "hand":
+            self.returns[ends, segment[ends] % 8] = rewards[ends]
+        elif done.any():
+            self.returns[done, segment[done] % 8] = self.info["final_return"][done]
+        segment[ends] += 1
+        if done.any():
+            self.episode_returns.extend(self.info["final_return"][done][:, 0].tolist())
+            self.opponents.draw(np.flatnonzero(done))
+        return config.num_envs
+
+    def ready(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The kept decisions whose return is now known (observation, action, return); the rest stay."""
+        o, a, slot, s, seg = (np.concatenate(x) for x in zip(*self.pending, strict=True))
+        done = seg < self.segment[slot]
+        self.pending = [(o[~done], a[~done], slot[~done], s[~done], seg[~done])]
+        return o[done], a[done], self.returns[slot[done], seg[done] % 8, s[done]]
+
+
+STEPS_PER_BATCH = 16  # lockstep steps between hand-overs of finished decisions to the learner
+
+
+def actor(config: dict, seed: int, shared: torch.nn.Module, version, lock, pool_queue, data_queue, stop) -> None:
+    """An actor process: steps its own games with the newest weights the learner shared and
+    sends the finished decisions, until the learner says stop or dies (kill -9 included)."""
+    torch.set_num_threads(1)
+    data_queue.cancel_join_thread()  # exit without waiting for a learner that may be gone
+    cfg = Config(**config)
+    rng = np.random.default_rng(seed)
+    play = SelfPlay(cfg, seed, rng)
+    q, seen = build_network(config), -1
+    parent = multiprocessing.parent_process()
+    while not stop.is_set() and parent is not None and parent.is_alive():
+        if version.value != seen:
+            with lock:
+                seen = version.value
+                q.load_state_dict(shared.state_dict())
+        while not pool_queue.empty():
+            state, step = pool_queue.get()
+            play.opponents.remember(state, step, lambda: build_network(config), cfg.pool_size)
+        steps = sum(play.step(q) for _ in range(STEPS_PER_BATCH))
+        batch = (*play.ready(), steps, play.episode_returns)
+        play.episode_returns = []
+        while not stop.is_set() and parent.is_alive():
+            try:
+                data_queue.put(batch, timeout=1.0)
+                break
+            except queue.Full:
+                continue
+
+
+class Actors:
+    """``config.num_actors`` actor processes, fed the learner's weights and pool."""
+
+    def __init__(self, config: Config, q: torch.nn.Module, global_step: int, pool: list[tuple[dict, int]]) -> None:
+        ctx = mp.get_context("spawn")
+        self.shared = build_network(dataclasses.asdict(config))
+        self.shared.share_memory()
+        self.version, self.lock = ctx.Value("l", 0), ctx.Lock()
+        self.data = ctx.Queue(maxsize=2 * config.num_actors)
+        self.stop = ctx.Event()
+        self.pool_queues = [ctx.Queue() for _ in range(config.num_actors)]
+        self.share(q)
+        for state, step in pool:
+            self.remember(state, step)
+        self.processes = []
+        for i in range(config.num_actors):
+            seed = int(np.random.SeedSequence([config.seed, global_step, i]).generate_state(1)[0])
+            args = (dataclasses.asdict(config), seed, self.shared, self.version, self.lock, self.pool_queues[i], self.data, self.stop)
+            self.processes.append(ctx.Process(target=actor, args=args, daemon=True))
+            self.processes[-1].start()
+
+    def share(self, q: torch.nn.Module) -> None:
+        with self.lock, torch.no_grad():
+            for mine, theirs in zip(self.shared.parameters(), q.parameters(), strict=True):
+                mine.copy_(theirs)
+            self.version.value += 1
+
+    def remember(self, state: dict, step: int) -> None:
+        for pool_queue in self.pool_queues:
+            pool_queue.put((state, step))
+
+    def collect(self, wait: bool):
+        """Finished decisions from the actors: all that are waiting, or (``wait``) at least one batch."""
+        batches = []
+        while True:
+            try:
+                batches.append(self.data.get(block=wait and not batches, timeout=60.0))
+            except queue.Empty:
+                if wait and not batches and not any(p.is_alive() for p in self.processes):
+                    raise RuntimeError("every actor process died; see its error above") from None
+                if not (wait and not batches):
+                    break
+        return batches
+
+    def close(self) -> None:
+        self.stop.set()
+        for _ in range(3):  # unblock actors waiting on a full queue
+            self.collect(wait=False)
+        for p in self.processes:
+            p.join(timeout=10)
+            if p.is_alive():
+                p.terminate()
+
+
 def main(argv: list[str] | None = None) -> int:
     config, resume = runs.parse_config(Config, argv, __doc__.splitlines()[0])
     torch.set_num_threads(config.torch_threads)
@@ -139,22 +287,24 @@ def main(argv: list[str] | None = None) -> int:
     rng = runs.seed_everything(config.seed)
 
     # ---------------------------------------------------------------- network, optimizer, resume
-    def build():
-        return build_network(dataclasses.asdict(config))
-
-    q = build()
+    q = build_network(dataclasses.asdict(config))
     optimizer = torch.optim.Adam(q.parameters(), lr=config.learning_rate)
-    global_step, updates, pool, pool_steps, started = 0, 0, [], [], time.time()
+    global_step, updates, elapsed, pool = 0, 0, 0.0, []
     if resume:
         payload = runs.load_checkpoint(folder)
         q.load_state_dict(payload["model"])
         optimizer.load_state_dict(payload["optimizer"])
-        global_step, updates = payload["global_step"], payload["updates"]
-        pool, pool_steps = payload["pool"], payload["pool_steps"]
+        global_step, updates, elapsed = payload["global_step"], payload["updates"], payload.get("elapsed", 0.0)
+        pool = list(zip(payload["pool"], payload["pool_steps"], strict=True))
         runs.restore_rng_state(rng, payload["rng"])
         print(f"resumed {folder} at step {global_step:,}")
     runs.write_config(config, folder)
     writer = SummaryWriter(str(folder))
+    started = time.time()
+
+    def seconds() -> float:
+        """Training time of the run, resumed parts added up."""
+        return elapsed + time.time() - started
 
     def checkpoint() -> None:
         runs.save_checkpoint(
@@ -165,73 +315,59 @@ def main(argv: list[str] | None = None) -> int:
                 "config": dataclasses.asdict(config),
                 "global_step": global_step,
                 "updates": updates,
-                "pool": opponents.pool_states,
-                "pool_steps": opponents.pool_steps,
+                "elapsed": seconds(),
+                "pool": [state for state, _ in pool],
+                "pool_steps": [step for _, step in pool],
                 "rng": runs.rng_state(rng),
             },
         )
 
-    # ---------------------------------------------------------------- games
-    n = config.num_envs
-    # A resumed run deals new games: seed from the step reached.
-    reward = "margin" if config.target == "hand" else "game"
-    venv = SmearVectorEnv(n, seed=config.seed * 1_000_003 + global_step, reward=reward, kitty_size=config.kitty_size)
-    obs, info = venv.reset()
-    opponents = Opponents(n, config.opponents, rng, config.seed)
-    for state, step in zip(pool, pool_steps, strict=True):
-        opponents.remember(state, step, build, config.pool_size)
-    # Decisions wait for the end of their hand (or game) to learn their return.
-    segment = np.zeros(n, dtype=np.int64)  # hands (or games) finished per slot
-    returns = np.zeros((n, 8, 4), dtype=np.float32)  # recent segments' returns, by seat
-    pending: list[tuple[np.ndarray, ...]] = []
+    def remember() -> None:
+        pool.append((copy.deepcopy(q.state_dict()), global_step))
+        del pool[: -config.pool_size]
+        if actors:
+            actors.remember(*pool[-1])
+        else:
+            play.opponents.remember(*pool[-1], lambda: build_network(dataclasses.asdict(config)), config.pool_size)
+
+    def evaluate() -> dict:
+        runs.save_snapshot(folder, q, config, global_step, seconds())
+        return evaluation.log(writer, q, config, global_step)
+
+    # ---------------------------------------------------------------- games: actor processes, or in this process
+    # A resumed run deals new games: seeds follow the step reached.
+    actors, play = None, None
+    if config.num_actors:
+        actors = Actors(config, q, global_step, pool)
+    else:
+        play = SelfPlay(config, config.seed * 1_000_003 + global_step, rng)
+        for state, step in pool:
+            play.opponents.remember(state, step, lambda: build_network(dataclasses.asdict(config)), config.pool_size)
     replay = Replay(config.buffer_size)
-    last_checkpoint, last_eval, last_pool = time.time(), global_step, global_step
+    last_checkpoint, last_eval, last_pool, last_log = time.time(), global_step, global_step, global_step
     episode_returns: list[float] = []
-    step_start, steps_at_start = time.time(), global_step
-    losses: list[float] = []
+    steps_at_start, losses = global_step, []
 
-    while global_step < config.total_steps and not (config.max_seconds and time.time() - started > config.max_seconds):
-        mask = info["action_mask"]
-        seat = info["seat"]
-        # ---------------------------------------------------------------- act
-        learner = opponents.learner_acts(seat)
-        actions = np.zeros(n, dtype=np.int64)
-        idx = np.flatnonzero(learner)
-        if idx.size:
-            with torch.no_grad():
-                scores = q(torch.from_numpy(obs[idx])).numpy()
-            actions[idx] = np.where(mask[idx] > 0, scores, -np.inf).argmax(axis=1)
-            explore = idx[rng.random(idx.size) < config.epsilon]
-            if explore.size:
-                actions[explore] = venv.sample_actions(rng)[explore]
-        opponents.act(venv, obs, mask, seat, actions, learner)
-        idx = np.flatnonzero(learner)
-        pending.append((obs[idx], actions[idx], idx, seat[idx], segment[idx]))
+    try:
+        while global_step < config.total_steps and not (config.max_seconds and time.time() - started > config.max_seconds):
+            # ---------------------------------------------------------------- decisions with their returns -> replay
+            learning = len(replay) >= config.warmup
+            target_updates = int((global_step // config.num_envs) * config.updates_per_step)
+            if actors:
+                batches = actors.collect(wait=not learning or updates >= target_updates)
+            else:
+                steps = sum(play.step(q) for _ in range(STEPS_PER_BATCH))
+                batches = [(*play.ready(), steps, play.episode_returns)]
+                play.episode_returns = []
+            for o, a, r, steps, finished in batches:
+                replay.add(o, a, r)
+                global_step += steps
+                episode_returns.extend(finished)
 
-        # ---------------------------------------------------------------- step
-        obs, rewards, terminated, truncated, info = venv.step(actions)
-        global_step += n
-        done = terminated | truncated
-        ends = info["hand_over"] if config.target == "hand" else done
-        if config.target == "hand":
-            returns[ends, segment[ends] % 8] = rewards[ends]
-        elif done.any():
-            returns[done, segment[done] % 8] = info["final_return"][done]
-        segment[ends] += 1
-        if done.any():
-            episode_returns.extend(info["final_return"][done][:, 0].tolist())
-            opponents.draw(np.flatnonzero(done))
-
-        # ---------------------------------------------------------------- returns -> replay
-        if len(pending) >= 16:
-            o, a, slot, s, seg = (np.concatenate(x) for x in zip(*pending, strict=True))
-            ready = seg < segment[slot]
-            replay.add(o[ready], a[ready], returns[slot[ready], seg[ready] % 8, s[ready]])
-            pending = [(o[~ready], a[~ready], slot[~ready], s[~ready], seg[~ready])]
-
-        # ---------------------------------------------------------------- learn
-        if len(replay) >= config.warmup:
-            target_updates = int((global_step // n) * config.updates_per_step)
+            # ---------------------------------------------------------------- learn
+            target_updates = int((global_step // config.num_envs) * config.updates_per_step)
+            if len(replay) < config.warmup:
+                updates = target_updates
             while updates < target_updates:
                 b_obs, b_act, b_ret = replay.sample(rng, config.batch_size)
                 value = q(b_obs).gather(1, b_act[:, None]).squeeze(1)
@@ -242,34 +378,38 @@ def main(argv: list[str] | None = None) -> int:
                 optimizer.step()
                 updates += 1
                 losses.append(loss.item())
-        else:
-            updates = int((global_step // n) * config.updates_per_step)
+            if actors:
+                actors.share(q)
 
-        # ---------------------------------------------------------------- logs, pool, eval, checkpoint
-        if global_step // n % 50 == 0:
-            sps = (global_step - steps_at_start) / max(time.time() - step_start, 1e-9)
-            writer.add_scalar("charts/agent_steps_per_second", sps, global_step)
-            if losses:
-                writer.add_scalar("losses/q_loss", float(np.mean(losses)), global_step)
-                losses.clear()
-            if episode_returns:
-                writer.add_scalar("charts/episode_return_team0", float(np.mean(episode_returns)), global_step)
-                episode_returns.clear()
-            print(f"step {global_step:>10,}  {sps:8,.0f} agent-steps/s  replay {len(replay):,}  updates {updates:,}", flush=True)
-        if global_step - last_pool >= config.pool_every:
-            opponents.remember(q.state_dict(), global_step, build, config.pool_size)
-            last_pool = global_step
-        if global_step - last_eval >= config.eval_every:
-            evaluation.log(writer, q, config, global_step)
-            last_eval = global_step
-        if time.time() - last_checkpoint >= config.checkpoint_seconds:
-            checkpoint()
-            last_checkpoint = time.time()
+            # ---------------------------------------------------------------- logs, pool, eval, checkpoint
+            if global_step - last_log >= 50 * config.num_envs:
+                sps = (global_step - steps_at_start) / max(time.time() - started, 1e-9)
+                writer.add_scalar("charts/agent_steps_per_second", sps, global_step)
+                if losses:
+                    writer.add_scalar("losses/q_loss", float(np.mean(losses)), global_step)
+                    losses.clear()
+                if episode_returns:
+                    writer.add_scalar("charts/episode_return_team0", float(np.mean(episode_returns)), global_step)
+                    episode_returns.clear()
+                print(f"step {global_step:>11,}  {sps:8,.0f} agent-steps/s  replay {len(replay):,}  updates {updates:,}", flush=True)
+                last_log = global_step
+            if global_step - last_pool >= config.pool_every:
+                remember()
+                last_pool = global_step
+            if global_step - last_eval >= config.eval_every:
+                evaluate()
+                last_eval = global_step
+            if time.time() - last_checkpoint >= config.checkpoint_seconds:
+                checkpoint()
+                last_checkpoint = time.time()
+    finally:
+        if actors:
+            actors.close()
 
     checkpoint()
-    summary = evaluation.log(writer, q, config, global_step)
+    sps = (global_step - steps_at_start) / max(time.time() - started, 1e-9)
+    summary = evaluate()
     writer.close()
-    sps = (global_step - steps_at_start) / max(time.time() - step_start, 1e-9)
     print(f"trained {global_step:,} agent-steps ({sps:,.0f}/s); checkpoint {folder / runs.CHECKPOINT}")
     print(evaluation.describe(summary))
     return 0

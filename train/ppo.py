@@ -152,16 +152,26 @@ def main(argv: list[str] | None = None) -> int:
 
     agent = build()
     optimizer = torch.optim.Adam(agent.parameters(), lr=config.learning_rate, eps=1e-5)
-    global_step, pool, pool_steps = 0, [], []
+    global_step, elapsed, pool, pool_steps = 0, 0.0, [], []
     if resume:
         payload = runs.load_checkpoint(folder)
         agent.load_state_dict(payload["model"])
         optimizer.load_state_dict(payload["optimizer"])
         global_step, pool, pool_steps = payload["global_step"], payload["pool"], payload["pool_steps"]
+        elapsed = payload.get("elapsed", 0.0)
         runs.restore_rng_state(rng, payload["rng"])
         print(f"resumed {folder} at step {global_step:,}")
     runs.write_config(config, folder)
     writer = SummaryWriter(str(folder))
+    started = time.time()
+
+    def seconds() -> float:
+        """Training time of the run, resumed parts added up."""
+        return elapsed + time.time() - started
+
+    def evaluate() -> dict:
+        runs.save_snapshot(folder, agent, config, global_step, seconds())
+        return evaluation.log(writer, agent, config, global_step)
 
     def checkpoint() -> None:
         runs.save_checkpoint(
@@ -171,6 +181,7 @@ def main(argv: list[str] | None = None) -> int:
                 "optimizer": optimizer.state_dict(),
                 "config": dataclasses.asdict(config),
                 "global_step": global_step,
+                "elapsed": seconds(),
                 "pool": opponents.pool_states,
                 "pool_steps": opponents.pool_steps,
                 "rng": runs.rng_state(rng),
@@ -195,7 +206,7 @@ def main(argv: list[str] | None = None) -> int:
     b_reward = np.zeros((steps, n, 4), dtype=np.float32)
     b_done = np.zeros((steps, n), dtype=bool)
     last_checkpoint, last_eval, last_pool = time.time(), global_step, global_step
-    started = step_start = time.time()
+    step_start = time.time()
     steps_at_start = global_step
 
     while global_step < config.total_steps and not (config.max_seconds and time.time() - started > config.max_seconds):
@@ -291,14 +302,14 @@ def main(argv: list[str] | None = None) -> int:
             opponents.remember(agent.state_dict(), global_step, build, config.pool_size)
             last_pool = global_step
         if global_step - last_eval >= config.eval_every:
-            evaluation.log(writer, agent, config, global_step)
+            evaluate()
             last_eval = global_step
         if time.time() - last_checkpoint >= config.checkpoint_seconds:
             checkpoint()
             last_checkpoint = time.time()
 
     checkpoint()
-    summary = evaluation.log(writer, agent, config, global_step)
+    summary = evaluate()
     writer.close()
     sps = (global_step - steps_at_start) / max(time.time() - step_start, 1e-9)
     print(f"trained {global_step:,} agent-steps ({sps:,.0f}/s); checkpoint {folder / runs.CHECKPOINT}")

@@ -175,6 +175,18 @@ def save_checkpoint(path: Path, payload: dict[str, Any]) -> None:
         raise
 
 
+SNAPSHOTS = "snapshots"
+
+
+def save_snapshot(folder: Path, network: torch.nn.Module, config: Any, step: int, seconds: float) -> Path:
+    """Keep the network as it is now (``snapshots/step_N.pt``: weights, config, step, training seconds),
+    so that learning curves can be measured afterwards against any opponent; plays as ``neural:PATH``."""
+    path = Path(folder) / SNAPSHOTS / f"step_{step:012d}.pt"
+    payload = {"model": network.state_dict(), "config": dataclasses.asdict(config), "global_step": step, "elapsed": seconds}
+    save_checkpoint(path, payload)
+    return path
+
+
 def load_checkpoint(path: str | Path) -> dict[str, Any]:
     """A checkpoint, read with ``weights_only=True``; a clear error for a missing or foreign file."""
     path = Path(path)
