@@ -134,36 +134,57 @@ def _search(w, t, n, leader, trump, gc0, gc1, jack_team, first_lead, alpha, beta
     maximise = (seat & 1) == 0
     best = _NEG if maximise else _POS
     best_move = -1
-    # Move ordering: a leader tries high cards first (the best card found here before, first);
-    # a follower the cheapest card that wins the trick so far, then the cheapest that does not.
+    # Move ordering: a leader tries the best card found here before, then trumps and the other
+    # suits high to low; a follower the cheapest card that wins the trick so far (the led suit,
+    # then trumps), then the others: count cards first if its partner is winning, last if not.
     order = ORDERS + 32 * (4 * t + n)
     m = 0
     if n == 0:
         if tt_move >= 0:
             w[order] = tt_move
             m = 1
-        for card in range(31, -1, -1):
-            if card != tt_move and (legal >> card) & 1:
-                w[order + m] = card
-                m += 1
+        for k in range(4):
+            suit = (trump + k) & 3
+            if (legal >> (8 * suit)) & 0xFF == 0:
+                continue
+            for rank in range(7, -1, -1):
+                card = suit * 8 + rank
+                if card != tt_move and (legal >> card) & 1:
+                    w[order + m] = card
+                    m += 1
     else:
         winning = w[TRICKS + 4 * t]
+        win_pos = 0
         for i in range(1, n):
             c = w[TRICKS + 4 * t + i]
             if _beats(c, winning, trump):
                 winning = c
-        losers = 0
-        for card in range(32):
-            if (legal >> card) & 1:
-                if _beats(card, winning, trump):
+                win_pos = i
+        partner_wins = ((leader + win_pos) & 1) == (seat & 1)
+        led_suit = w[TRICKS + 4 * t] >> 3
+        # Winners, cheapest first: the led suit, then trumps.
+        for k in range(2 if led_suit != trump else 1):
+            suit = led_suit if k == 0 else trump
+            for rank in range(8):
+                card = suit * 8 + rank
+                if (legal >> card) & 1 and _beats(card, winning, trump):
                     w[order + m] = card
                     m += 1
-                else:
-                    losers |= 1 << card
-        for card in range(32):
-            if (losers >> card) & 1:
-                w[order + m] = card
-                m += 1
+        # Then the others: count cards first when the partner is winning, last when not.
+        start = m
+        sign = 1 if partner_wins else -1
+        for suit in range(4):
+            bits = (legal >> (8 * suit)) & 0xFF
+            for rank in range(8 if bits else 0):
+                card = suit * 8 + rank
+                if (bits >> rank) & 1 and not _beats(card, winning, trump):
+                    key = sign * (w[GC + card] * 8 + rank)
+                    j = m
+                    while j > start and sign * (w[GC + w[order + j - 1]] * 8 + (w[order + j - 1] & 7)) < key:
+                        w[order + j] = w[order + j - 1]
+                        j -= 1
+                    w[order + j] = card
+                    m += 1
     guess = 0
     for idx in range(m):
         card = w[order + idx]
