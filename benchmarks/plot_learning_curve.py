@@ -81,7 +81,9 @@ def main() -> None:
         for (run, snap, opponent, key), job in jobs:
             results.setdefault(key, []).extend(job.result())
             if len(results[key]) == len(sets):
-                summary = MatchResult(("learner", opponent), Rules(), SEED, sorted(results[key], key=lambda d: d.deal_set)).summary()
+                summary = MatchResult(
+                    ("learner", opponent), Rules(), SEED, sorted(results[key], key=lambda d: d.deal_set)
+                ).summary()
                 meta = torch.load(snap, weights_only=True)
                 cache[run][key] = {
                     "step": meta["global_step"],

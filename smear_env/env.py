@@ -95,6 +95,9 @@ class OrderEnforcing(wrappers.OrderEnforcingWrapper):
     each of the fields it reads; that was a quarter of a random-play step.
     """
 
+    def agent_iter(self, max_iter: int = 2**63) -> _AgentIterator:
+        return _AgentIterator(self, max_iter)
+
     def last(self, observe: bool = True):
         if not self._has_reset:
             wrappers.order_enforcing.EnvLogger.error_observe_before_reset()
@@ -110,6 +113,26 @@ class OrderEnforcing(wrappers.OrderEnforcingWrapper):
         else:
             self._has_updated = True
             self.env.step(action)
+
+
+class _AgentIterator:
+    """``agent_iter()`` with PettingZoo's order check, reading the wrapped env's agents directly."""
+
+    def __init__(self, wrapper: OrderEnforcing, max_iter: int) -> None:
+        self.wrapper, self.env, self.left = wrapper, wrapper.env, max_iter
+
+    def __iter__(self) -> _AgentIterator:
+        return self
+
+    def __next__(self) -> str:
+        env = self.env
+        if not env.agents or self.left <= 0:
+            raise StopIteration
+        self.left -= 1
+        if not self.wrapper._has_updated:
+            raise AssertionError("need to call step() or reset() in a loop over `agent_iter`")
+        self.wrapper._has_updated = False
+        return env.agent_selection
 
 
 class raw_env(AECEnv):
@@ -179,8 +202,7 @@ class raw_env(AECEnv):
         game = self.game
         mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         if game.to_act == seat and game.phase != Phase.GAME_OVER:
-            for action in game.legal_actions():
-                mask[action] = 1
+            mask[game.legal_actions()] = 1
         return {"observation": observe(game, seat), "action_mask": mask}
 
     def state(self) -> np.ndarray:

@@ -142,11 +142,12 @@ def encode_knowledge(k: Knowledge, out: np.ndarray | None = None) -> np.ndarray:
     if k.discards is not None:
         for c in k.discards:
             on[_DISCARDS + c] = 1
-    for s in range(4):
-        voids = k.voids[s]
-        for u in range(4):
-            if voids[u]:
-                on[_VOIDS + 4 * rel[s] + u] = 1
+    for s, voids in enumerate(k.voids):
+        if True in voids:
+            base = _VOIDS + 4 * rel[s]
+            for u in range(4):
+                if voids[u]:
+                    on[base + u] = 1
     if trumps_played:
         if k.rules.high_low_in_play:
             high, low = max(trumps_played), min(trumps_played)

@@ -48,6 +48,9 @@ class SmearVectorEnv:
     seat, team-shared. Finished games reset at once; ``info["_final"]`` marks them and
     ``info["final_*"]`` carries their episode return, length, hands, scores, winner,
     points by category and bids.
+
+    ``copy=False`` returns the same observation and mask arrays every step, overwritten in
+    place (Gymnasium's ``copy`` option): faster for large ``num_envs``; copy what you keep.
     """
 
     def __init__(
@@ -57,6 +60,7 @@ class SmearVectorEnv:
         episode: str = "game",
         reward: str = "game",
         record: str | list[int] | None = None,
+        copy: bool = True,
         **rule_settings: Any,
     ) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
@@ -81,6 +85,10 @@ class SmearVectorEnv:
         self.state_shape = (STATE_DIM,)
         self.num_actions = NUM_ACTIONS
         self._seed = seed
+        if not isinstance(copy, bool):
+            raise ValueError(f"copy={copy!r}: True (new arrays each step) or False (one reused buffer)")
+        self.copy = copy
+        self._buffers: tuple[np.ndarray, np.ndarray] | None = None
         self._ready = False
 
     # ------------------------------------------------------------------ setup
@@ -324,8 +332,9 @@ class SmearVectorEnv:
         )
 
     # ------------------------------------------------------------------ observation
-    def _encode(self, me: np.ndarray) -> np.ndarray:
-        obs = np.empty((self.num_envs, OBS_DIM), dtype=np.float32)
+    def _encode(self, me: np.ndarray, obs: np.ndarray | None = None) -> np.ndarray:
+        if obs is None:
+            obs = np.empty((self.num_envs, OBS_DIM), dtype=np.float32)
         kernels.encode(
             obs, me, self.hold, self.played, self.trick_bits, self.picked, self.discard_bits, self.bidder, self.phase,
             self.to_act, self.dealer, self.high_bid, self.trump, self.rules.kitty_size, self.leader, self.bids,
@@ -336,13 +345,19 @@ class SmearVectorEnv:
 
     def _observe(self) -> tuple[np.ndarray, np.ndarray]:
         n = self.num_envs
-        mask = np.zeros((n, NUM_ACTIONS), dtype=np.int8)
+        if self.copy:
+            obs, mask = np.empty((n, OBS_DIM), dtype=np.float32), np.zeros((n, NUM_ACTIONS), dtype=np.int8)
+        else:  # the same two arrays every step: no fresh pages to fault in
+            if self._buffers is None:
+                self._buffers = np.empty((n, OBS_DIM), dtype=np.float32), np.zeros((n, NUM_ACTIONS), dtype=np.int8)
+            obs, mask = self._buffers
+            mask.fill(0)
         self._legal = np.empty((n, 3), dtype=np.uint32)
         kernels.legal(
             mask, self._legal, self.phase, self.to_act, self.dealer, self.high_bid, self.hold, self.trump,
             self.trick_cards, self.num_tricks, self.num_in_trick, self.rules.stick_the_dealer,
         )  # fmt: skip
-        return self._encode(self.to_act), mask
+        return self._encode(self.to_act, obs), mask
 
     def observe(self, seats: np.ndarray) -> np.ndarray:
         """The observation of the given seat in each game, [B, OBS_DIM] (any seat, not only the one to act)."""

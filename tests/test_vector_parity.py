@@ -175,3 +175,19 @@ def test_bad_actions_name_games_and_change_nothing():
         SmearVectorEnv(0)
     with pytest.raises(ValueError, match="record="):
         SmearVectorEnv(2, record=[5])
+
+
+def test_copy_false_reuses_one_buffer_with_the_same_contents():
+    fresh, reused = SmearVectorEnv(16, seed=4), SmearVectorEnv(16, seed=4, copy=False)
+    (obs_a, info_a), (obs_b, info_b) = fresh.reset(), reused.reset()
+    rng = np.random.default_rng(4)
+    for _ in range(200):
+        np.testing.assert_array_equal(obs_a, obs_b)
+        np.testing.assert_array_equal(info_a["action_mask"], info_b["action_mask"])
+        actions = fresh.sample_actions(rng)
+        last = obs_b
+        obs_a, _, _, _, info_a = fresh.step(actions)
+        obs_b, _, _, _, info_b = reused.step(actions)
+        assert obs_b is last  # the same array, overwritten in place
+    with pytest.raises(ValueError, match="copy="):
+        SmearVectorEnv(2, copy="no")

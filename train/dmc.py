@@ -147,7 +147,7 @@ class SelfPlay:
     def __init__(self, config: Config, seed: int, rng: np.random.Generator) -> None:
         n, self.config, self.rng = config.num_envs, config, rng
         reward = "margin" if config.target == "hand" else "game"
-        self.venv = SmearVectorEnv(n, seed=seed, reward=reward, kitty_size=config.kitty_size)
+        self.venv = SmearVectorEnv(n, seed=seed, reward=reward, kitty_size=config.kitty_size, copy=False)
         self.obs, self.info = self.venv.reset()
         self.opponents = Opponents(n, config.opponents, rng, seed)
         self.segment = np.zeros(n, dtype=np.int64)  # hands (or games) finished per slot
@@ -243,7 +243,16 @@ class Actors:
         self.processes = []
         for i in range(config.num_actors):
             seed = int(np.random.SeedSequence([config.seed, global_step, i]).generate_state(1)[0])
-            args = (dataclasses.asdict(config), seed, self.shared, self.version, self.lock, self.pool_queues[i], self.data, self.stop)
+            args = (
+                dataclasses.asdict(config),
+                seed,
+                self.shared,
+                self.version,
+                self.lock,
+                self.pool_queues[i],
+                self.data,
+                self.stop,
+            )
             self.processes.append(ctx.Process(target=actor, args=args, daemon=True))
             self.processes[-1].start()
 
@@ -391,7 +400,9 @@ def main(argv: list[str] | None = None) -> int:
                 if episode_returns:
                     writer.add_scalar("charts/episode_return_team0", float(np.mean(episode_returns)), global_step)
                     episode_returns.clear()
-                print(f"step {global_step:>11,}  {sps:8,.0f} agent-steps/s  replay {len(replay):,}  updates {updates:,}", flush=True)
+                print(
+                    f"step {global_step:>11,}  {sps:8,.0f} agent-steps/s  replay {len(replay):,}  updates {updates:,}", flush=True
+                )
                 last_log = global_step
             if global_step - last_pool >= config.pool_every:
                 remember()

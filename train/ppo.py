@@ -190,7 +190,9 @@ def main(argv: list[str] | None = None) -> int:
 
     # ---------------------------------------------------------------- games
     n, steps = config.num_envs, config.num_steps
-    venv = SmearVectorEnv(n, seed=config.seed * 1_000_003 + global_step, reward="margin", kitty_size=config.kitty_size)
+    venv = SmearVectorEnv(
+        n, seed=config.seed * 1_000_003 + global_step, reward="margin", kitty_size=config.kitty_size, copy=False
+    )
     obs, info = venv.reset()
     opponents = Opponents(n, config.opponents, rng, config.seed)
     for state, step in zip(pool, pool_steps, strict=True):
