@@ -81,12 +81,20 @@ def _search(w, t, n, leader, trump, gc0, gc1, jack_team, first_lead, alpha, beta
     if n == 0 and not is_root:
         # Bounds from what is still open: who gets the Jack, who gets Game (or a tie).
         jack_open = (remaining >> jack) & 1 == 1
+        jack_fixed = jack_team
+        if jack_open:
+            # The Jack goes to its holder's team if that team holds every trump still out above it.
+            holder = 0 if (w[HANDS] | w[HANDS + 2]) >> jack & 1 else 1
+            above = remaining & (0xE0 << (8 * trump))
+            if above & (w[HANDS + holder] | w[HANDS + holder + 2]) == above:
+                jack_open = False
+                jack_fixed = holder
         lowest = _POS
         highest = _NEG
         for option in range(3):  # the Jack: still open (to either team), or already placed
             if jack_open == (option == 2):
                 continue
-            jt = option if jack_open else jack_team
+            jt = option if jack_open else jack_fixed
             for game in (0, 1, -1):
                 if game == 0 and not gc0 + left > gc1:
                     continue
