@@ -10,7 +10,9 @@ bidder loses its bid); with ``bid = 0`` it is simply the difference in points ta
 Alpha-beta over the plays, with a transposition table at trick boundaries keyed by
 the four hands, the leader, the game-count difference so far and the Jack's owner,
 and equivalent cards (adjacent ranks in one hand with equal game-count) searched once.
-Each root card gets its exact value through null-window tests (MTD(f)). The whole
+Exact values come from null-window tests (MTD(f)): of the position for :meth:`Solver.value`,
+of each root card for :meth:`Solver.card_values`. The Jack counts as decided once its
+holder's team holds every trump still out above it. The whole
 search state lives in one int64 workspace array (hands, tricks, move lists, table), so
 a recursive call passes one array.
 """
@@ -309,11 +311,20 @@ class Solver:
         w[ROOT : ROOT + 32] = -9999
         held = w[HANDS] | w[HANDS + 1] | w[HANDS + 2] | w[HANDS + 3]
         left = sum(GAME_COUNT[c] for c in range(32) if held >> c & 1) + sum(GAME_COUNT[c] for c in trick)
-        best = _search(
-            w, 0, len(trick), int(leader), int(trump), int(game_count[0]), int(game_count[1]), int(jack_team),
-            bool(first_lead), _NEG, _POS, self.gen, root, left,
-        )  # fmt: skip
-        return int(best), w[ROOT : ROOT + 32].copy()
+        args = (w, 0, len(trick), int(leader), int(trump), int(game_count[0]), int(game_count[1]), int(jack_team), bool(first_lead))  # fmt: skip
+        if root:
+            best = _search(*args, _NEG, _POS, self.gen, True, left)
+            return int(best), w[ROOT : ROOT + 32].copy()
+        # MTD(f): null-window tests converge on the exact value; the table keeps bounds between them.
+        lo, hi, g = _NEG, _POS, 0
+        while lo < hi:
+            bb = g + 1 if g == lo else g
+            g = _search(*args, bb - 1, bb, self.gen, False, left)
+            if g < bb:
+                hi = g
+            else:
+                lo = g
+        return int(lo), w[ROOT : ROOT + 32]
 
     def value(
         self,
