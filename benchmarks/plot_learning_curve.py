@@ -1,7 +1,8 @@
 """Learning curves: the win rate of a run's snapshots against fixed opponents over training time.
 
 Run: ``python benchmarks/plot_learning_curve.py runs/dmc_full runs/ppo_full --opponents heuristic,pimc
---games 100 --points 6 --workers 2 --out docs/learning_curve.png``.
+--games 100 --points 6 --workers 2 --out docs/learning_curve.png`` (``--opponents heuristic@200,pimc@60``
+sets the games per opponent).
 
 Every evaluation of a run keeps its network in ``runs/NAME/snapshots/`` (weights, step and
 training seconds). This script plays up to ``--points`` of them, evenly spread over the run
@@ -45,15 +46,21 @@ def pick(snapshots: list[Path], points: int) -> list[Path]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("runs", nargs="+", help="run folders (with snapshots/)")
-    parser.add_argument("--opponents", default="heuristic,pimc", help="comma-separated agent specs")
-    parser.add_argument("--games", type=int, default=100, help="games per point (duplicate format)")
+    parser.add_argument("--opponents", default="heuristic,pimc", help="comma-separated agent specs, each optionally @GAMES")
+    parser.add_argument("--games", type=int, default=100, help="games per point (duplicate format) unless SPEC@GAMES")
     parser.add_argument("--points", type=int, default=6, help="snapshots per run to play")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", default="docs/learning_curve.png")
     args = parser.parse_args()
-    if args.games < 2 or args.points < 2 or args.workers < 1:
-        parser.error("--games and --points must be at least 2, --workers at least 1")
-    opponents = args.opponents.split(",")
+    games: dict[str, int] = {}
+    for item in args.opponents.split(","):
+        spec, _, count = item.partition("@")
+        if count and not count.isdigit():
+            parser.error(f"--opponents {item!r}: SPEC or SPEC@GAMES")
+        games[spec] = int(count) if count else args.games
+    if min(games.values()) < 2 or args.points < 2 or args.workers < 1:
+        parser.error("games per point and --points must be at least 2, --workers at least 1")
+    opponents = list(games)
 
     # What to play: (run, snapshot, opponent) not yet in the run's curve.json.
     cache, todo = {}, []
@@ -65,22 +72,24 @@ def main() -> None:
         cache[run] = json.loads(path.read_text()) if path.is_file() else {}
         for snap in pick(snapshots, args.points):
             for opponent in opponents:
-                key = f"{snap.name} vs {opponent} x{args.games}"
+                key = f"{snap.name} vs {opponent} x{games[opponent]}"
                 if key not in cache[run]:
                     todo.append((run, snap, opponent, key))
 
-    sets = list(range((args.games + 1) // 2))
-    chunk = max(1, len(sets) // (2 * args.workers))
     with ProcessPoolExecutor(args.workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-        jobs = [
-            (item, pool.submit(_play_chunk, (f"neural:{item[1]}", item[2]), Rules(), SEED, sets[i : i + chunk], False))
-            for item in todo
-            for i in range(0, len(sets), chunk)
-        ]
+        jobs = []
+        for item in todo:
+            sets = list(range((games[item[2]] + 1) // 2))
+            chunk = max(1, len(sets) // (2 * args.workers))
+            for i in range(0, len(sets), chunk):
+                part = sets[i : i + chunk]
+                jobs.append(
+                    (item, len(sets), pool.submit(_play_chunk, (f"neural:{item[1]}", item[2]), Rules(), SEED, part, False))
+                )
         results: dict[str, list] = {}
-        for (run, snap, opponent, key), job in jobs:
+        for (run, snap, opponent, key), total, job in jobs:
             results.setdefault(key, []).extend(job.result())
-            if len(results[key]) == len(sets):
+            if len(results[key]) == total:
                 summary = MatchResult(
                     ("learner", opponent), Rules(), SEED, sorted(results[key], key=lambda d: d.deal_set)
                 ).summary()
@@ -101,7 +110,7 @@ def main() -> None:
     fig, axes = plt.subplots(1, len(opponents), figsize=(6 * len(opponents), 4), squeeze=False)
     for ax, opponent in zip(axes[0], opponents, strict=True):
         for run in args.runs:
-            rows = sorted((r for k, r in cache[run].items() if r["opponent"] == opponent and k.endswith(f"x{args.games}")),
+            rows = sorted((r for k, r in cache[run].items() if r["opponent"] == opponent and k.endswith(f"x{games[opponent]}")),
                           key=lambda r: r["step"])  # fmt: skip
             if not rows:
                 continue
@@ -109,7 +118,7 @@ def main() -> None:
             ax.plot(minutes, [r["win_rate"] for r in rows], marker="o", label=os.path.basename(run.rstrip("/")))
             ax.fill_between(minutes, [r["win_rate_ci95"][0] for r in rows], [r["win_rate_ci95"][1] for r in rows], alpha=0.2)
         ax.axhline(0.5, color="grey", lw=0.8)
-        ax.set_title(f"vs {opponent} ({args.games} games per point, duplicate format)")
+        ax.set_title(f"vs {opponent} ({games[opponent]} games per point, duplicate format)")
         ax.set_xlabel("training time (minutes, 2 CPU cores)")
         ax.set_ylabel("game win rate")
         ax.set_ylim(0, 1)

@@ -266,18 +266,20 @@ class Actors:
         for pool_queue in self.pool_queues:
             pool_queue.put((state, step))
 
-    def collect(self, wait: bool):
-        """Finished decisions from the actors: all that are waiting, or (``wait``) at least one batch."""
+    def collect(self, wait: bool) -> list[tuple]:
+        """Finished decisions from the actors: all that are waiting, and (``wait``) at least one batch."""
         batches = []
+        while wait and not batches:
+            try:
+                batches.append(self.data.get(timeout=60.0))
+            except queue.Empty:
+                if not any(p.is_alive() for p in self.processes):
+                    raise RuntimeError("every actor process died; see its error above") from None
         while True:
             try:
-                batches.append(self.data.get(block=wait and not batches, timeout=60.0))
+                batches.append(self.data.get_nowait())
             except queue.Empty:
-                if wait and not batches and not any(p.is_alive() for p in self.processes):
-                    raise RuntimeError("every actor process died; see its error above") from None
-                if not (wait and not batches):
-                    break
-        return batches
+                return batches
 
     def close(self) -> None:
         self.stop.set()
