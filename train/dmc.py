@@ -229,7 +229,7 @@ def actor(config: dict, seed: int, shared: torch.nn.Module, version, lock, pool_
 class Actors:
     """``config.num_actors`` actor processes, fed the learner's weights and pool."""
 
-    def __init__(self, config: Config, q: torch.nn.Module, global_step: int, pool: list[tuple[dict, int]]) -> None:
+    def __init__(self, config: Config, q: torch.nn.Module, global_step: int) -> None:
         ctx = mp.get_context("spawn")
         self.shared = build_network(dataclasses.asdict(config))
         self.shared.share_memory()
@@ -238,8 +238,6 @@ class Actors:
         self.stop = ctx.Event()
         self.pool_queues = [ctx.Queue() for _ in range(config.num_actors)]
         self.share(q)
-        for state, step in pool:
-            self.remember(state, step)
         self.processes = []
         for i in range(config.num_actors):
             seed = int(np.random.SeedSequence([config.seed, global_step, i]).generate_state(1)[0])
@@ -298,7 +296,10 @@ def main(argv: list[str] | None = None) -> int:
     rng = runs.seed_everything(config.seed)
 
     # ---------------------------------------------------------------- network, optimizer, resume
-    q = build_network(dataclasses.asdict(config))
+    def build() -> torch.nn.Module:
+        return build_network(dataclasses.asdict(config))
+
+    q = build()
     optimizer = torch.optim.Adam(q.parameters(), lr=config.learning_rate)
     global_step, updates, elapsed, pool = 0, 0, 0.0, []
     if resume:
@@ -333,13 +334,17 @@ def main(argv: list[str] | None = None) -> int:
             },
         )
 
+    def hand_over(state: dict, step: int) -> None:
+        """A pool entry to whoever plays the games: the actors, or this process's opponents."""
+        if actors:
+            actors.remember(state, step)
+        else:
+            play.opponents.remember(state, step, build, config.pool_size)
+
     def remember() -> None:
         pool.append((copy.deepcopy(q.state_dict()), global_step))
         del pool[: -config.pool_size]
-        if actors:
-            actors.remember(*pool[-1])
-        else:
-            play.opponents.remember(*pool[-1], lambda: build_network(dataclasses.asdict(config)), config.pool_size)
+        hand_over(*pool[-1])
 
     def evaluate() -> dict:
         runs.save_snapshot(folder, q, config, global_step, seconds())
@@ -349,11 +354,11 @@ def main(argv: list[str] | None = None) -> int:
     # A resumed run deals new games: seeds follow the step reached.
     actors, play = None, None
     if config.num_actors:
-        actors = Actors(config, q, global_step, pool)
+        actors = Actors(config, q, global_step)
     else:
         play = SelfPlay(config, config.seed * 1_000_003 + global_step, rng)
-        for state, step in pool:
-            play.opponents.remember(state, step, lambda: build_network(dataclasses.asdict(config)), config.pool_size)
+    for state, step in pool:
+        hand_over(state, step)
     replay = Replay(config.buffer_size)
     last_checkpoint, last_eval, last_pool, last_log = time.time(), global_step, global_step, global_step
     episode_returns: list[float] = []
