@@ -200,9 +200,10 @@ class raw_env(AECEnv):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = int(agent[-1])
         game = self.game
-        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         if game.to_act == seat and game.phase != Phase.GAME_OVER:
-            mask[game.legal_actions()] = 1
+            mask = game.action_mask()
+        else:
+            mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         return {"observation": observe(game, seat), "action_mask": mask}
 
     def state(self) -> np.ndarray:

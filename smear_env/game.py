@@ -31,6 +31,7 @@ HAND_SIZE = 6
 KITTY_CARDS = 8
 TRICKS_PER_HAND = 6
 SCHEMA = "smear-hand/1"
+_INT8 = np.dtype(np.int8)
 
 
 class Phase(IntEnum):
@@ -329,15 +330,17 @@ class Game:
                 return [c for c in hand if c >> 3 == trump]
             return list(hand)
         led = self.trick[0][1] >> 3
-        if any(c >> 3 == led for c in hand):
-            return [c for c in hand if c >> 3 == led or c >> 3 == trump]
+        suits = [c >> 3 for c in hand]
+        if led in suits:
+            return [c for c, suit in zip(hand, suits, strict=True) if suit in (led, trump)]
         return list(hand)
 
     def action_mask(self) -> np.ndarray:
         """The legal actions as an int8 vector of length NUM_ACTIONS."""
-        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-        mask[self.legal_actions()] = 1
-        return mask
+        mask = bytearray(NUM_ACTIONS)  # set byte by byte: half the cost of numpy fancy indexing
+        for action in self.legal_actions():
+            mask[action] = 1
+        return np.frombuffer(mask, _INT8)
 
     # ------------------------------------------------------------------ play
     def step(self, action: int) -> None:

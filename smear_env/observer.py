@@ -9,6 +9,8 @@ documentation is generated from the code.
 
 from __future__ import annotations
 
+from array import array
+
 import numpy as np
 
 from .cards import ACE, GAME_COUNT, JACK, NUM_CARDS, SEVEN
@@ -73,110 +75,136 @@ def observe(game: Game, seat: int, out: np.ndarray | None = None) -> np.ndarray:
     return encode_knowledge(seat_knowledge(game, seat), out)
 
 
-def _history(tricks: list, trump: int | None) -> tuple:
-    """What completed tricks add to every observation of a hand: the cards each (absolute) seat
-    played as 32 bytes, tricks and game-count won by each team, the Jack's team, trumps played."""
-    patterns = [bytearray(32) for _ in range(4)]
-    won, counted, trumps, jack_team = [0, 0], [0, 0], [], -1
-    for _, plays, winner in tricks:
+_F32 = np.dtype(np.float32)
+_ZEROS = bytes(4 * OBS_DIM)  # as the initializer of array("f"): OBS_DIM zeros
+
+
+def _history(k: Knowledge, prev: tuple | None) -> tuple:
+    """What the completed tricks add to every observation of a hand, with the scores: per
+    observer seat, the cards each relative seat played (128 floats); per team, the six floats
+    at the end of the vector; and the running totals (cards played by absolute seat, tricks
+    and game-count won by team, the Jack's team, the High and Low trumps played as (card,
+    seat) or None). ``prev`` is the same for one trick fewer: then only the last trick is added."""
+    if prev is None:
+        absolute, won, counted, jack_team, high, low = array("f", _ZEROS[:512]), [0, 0], [0, 0], -1, None, None
+        new_tricks = k.tricks
+    else:
+        absolute, won, counted, jack_team, high, low = prev[2]
+        absolute, won, counted = absolute[:], list(won), list(counted)
+        new_tricks = k.tricks[-1:]
+    trump, in_play = k.trump, k.rules.high_low_in_play
+    for _, plays, winner in new_tricks:
         team = winner & 1
         won[team] += 1
         for s, card in plays:
-            patterns[s][card] = 1
+            absolute[32 * s + card] = 1.0
             counted[team] += GAME_COUNT[card]
             if card >> 3 == trump:
-                trumps.append((card, s))
+                high, low = _high_low(high, low, card, s, in_play)
                 if card & 7 == JACK:
                     jack_team = team
-    return [bytes(p) for p in patterns], won, counted, jack_team, trumps
+    blocks = [absolute[32 * me :] + absolute[: 32 * me] for me in range(4)]
+    w, c = won, counted
+    s0, s1 = (max(-1.0, min(1.0, score / k.rules.target_score)) for score in k.scores)
+    tails = (
+        array("f", [w[0] / 6, w[1] / 6, c[0] / 80, c[1] / 80, s0, s1]),
+        array("f", [w[1] / 6, w[0] / 6, c[1] / 80, c[0] / 80, s1, s0]),
+    )
+    return blocks, tails, (absolute, won, counted, jack_team, high, low)
+
+
+def _high_low(high: tuple | None, low: tuple | None, card: int, seat: int, in_play: bool) -> tuple:
+    """R13: fold one played trump into the High and Low seen so far (the highest and lowest
+    trump played with ``high_low_in_play``, otherwise only the ace and the seven count)."""
+    if in_play:
+        if high is None or card > high[0]:
+            high = (card, seat)
+        if low is None or card < low[0]:
+            low = (card, seat)
+    elif card & 7 == ACE:
+        high = (card, seat)
+    elif card & 7 == SEVEN:
+        low = (card, seat)
+    return high, low
+
+
+def _static(k: Knowledge) -> array:
+    """The 0/1 entries that change only with the phase, a bid or a discard."""
+    rel = _REL[k.seat]
+    on = array("f", _ZEROS)
+    if k.phase != Phase.GAME_OVER:
+        on[_PHASE + k.phase] = 1.0
+    on[_DEALER + rel[k.dealer]] = 1.0
+    for s, b in k.bids:
+        on[_BIDS + 4 * rel[s] + (b - 1 if b else 0)] = 1.0
+    if k.bidder is not None:
+        on[_BIDDER + rel[k.bidder]] = 1.0
+        on[_BID + k.bid - 2] = 1.0
+    if k.trump is not None:
+        on[_TRUMP + k.trump] = 1.0
+    on[_KITTY + k.rules.kitty_size] = 1.0
+    for c in k.picked_up or ():
+        on[_PICKED_UP + c] = 1.0
+    for c in k.discards or ():
+        on[_DISCARDS + c] = 1.0
+    return on
 
 
 def encode_knowledge(k: Knowledge, out: np.ndarray | None = None) -> np.ndarray:
     """The observation vector of what a seat knows (see the layout above)."""
-    me = k.seat
+    me, rules, phase, trump, cache = k.seat, k.rules, k.phase, k.trump, k.cache
+    bids, discards, tricks, scores, voids = k.bids, k.discards, k.tricks, k.scores, k.voids
     mine = me & 1
     rel = _REL[me]  # absolute seat -> relative seat
-    on = bytearray(OBS_DIM)  # the 0/1 part, set byte by byte: cheaper than a list of indices
-    for c in k.hand:
-        on[c] = 1
-    phase = k.phase
-    if phase != Phase.GAME_OVER:
-        on[_PHASE + phase] = 1
-    on[_TO_ACT + rel[k.to_act]] = 1
-    on[_DEALER + rel[k.dealer]] = 1
-    for s, b in k.bids:
-        on[_BIDS + 4 * rel[s] + (b - 1 if b else 0)] = 1
-    if k.bidder is not None:
-        on[_BIDDER + rel[k.bidder]] = 1
-        on[_BID + k.bid - 2] = 1
-    trump = k.trump
-    if trump is not None:
-        on[_TRUMP + trump] = 1
-    on[_KITTY + k.rules.kitty_size] = 1
-    # The completed tricks change only once a trick: their part is kept per hand in the game's cache.
-    cache = k.cache
-    history = cache.get(len(k.tricks)) if cache is not None else None
-    if history is None:
-        history = _history(k.tricks, trump)
+    # What changes only with the phase, a bid or a discard, and what the completed tricks add
+    # (once a trick), are kept per hand in the game's cache.
+    key = (me, phase, len(bids), 0 if discards is None else len(discards))
+    static = cache.get(key) if cache is not None else None
+    if static is None:
+        static = _static(k)
         if cache is not None:
-            cache[len(k.tricks)] = history
-    patterns, won, counted, jack_team, trumps_done = history
-    for s in range(4):
-        base = _PLAYED + 32 * rel[s]
-        on[base : base + 32] = patterns[s]
-    tricks_won = [won[mine], won[1 - mine]]
-    game_count = [counted[mine], counted[1 - mine]]
-    jack_side = -1 if jack_team < 0 else int(jack_team != mine)
-    trumps_played = list(trumps_done)  # (card, seat)
+            cache[key] = static
+    # Scores change only when a hand ends (a new hand starts a new cache), or with the
+    # sixth trick; the key has both, so a cached history is never stale.
+    n = len(tricks)
+    history = cache.get((n, scores[0], scores[1])) if cache is not None else None
+    if history is None:
+        prev = cache.get((n - 1, scores[0], scores[1])) if cache is not None and n else None
+        history = _history(k, prev)
+        if cache is not None:
+            cache[(n, scores[0], scores[1])] = history
+    blocks, tails, (_, _, _, jack_team, high, low) = history
+    # The vector is built in an array("f") (entry by entry: cheaper than numpy) and handed over without a copy.
+    on = static[:]
+    for c in k.hand:
+        on[c] = 1.0
+    on[_TO_ACT + rel[k.to_act]] = 1.0
+    on[_PLAYED : _PLAYED + 128] = blocks[me]
     for s, card in k.trick:
         r = 32 * rel[s] + card
-        on[_PLAYED + r] = 1
-        on[_TRICK + r] = 1
+        on[_PLAYED + r] = 1.0
+        on[_TRICK + r] = 1.0
         if card >> 3 == trump:
-            trumps_played.append((card, s))
+            high, low = _high_low(high, low, card, s, rules.high_low_in_play)
     if k.leader is not None and phase == Phase.PLAY:
-        on[_LEADER + rel[k.leader]] = 1
-    if k.picked_up is not None:
-        for c in k.picked_up:
-            on[_PICKED_UP + c] = 1
-    if k.discards is not None:
-        for c in k.discards:
-            on[_DISCARDS + c] = 1
-    for s, voids in enumerate(k.voids):
-        if True in voids:
+        on[_LEADER + rel[k.leader]] = 1.0
+    for s in range(4):
+        if True in voids[s]:
             base = _VOIDS + 4 * rel[s]
-            for u in range(4):
-                if voids[u]:
-                    on[base + u] = 1
-    if trumps_played:
-        if k.rules.high_low_in_play:
-            high, low = max(trumps_played), min(trumps_played)
-        else:
-            high = low = None
-            for played in trumps_played:
-                if played[0] & 7 == ACE:
-                    high = played
-                elif played[0] & 7 == SEVEN:
-                    low = played
-        if high is not None:
-            on[_POINTS + ((high[1] & 1) != mine)] = 1
-        if low is not None:
-            on[_POINTS + 2 + ((low[1] & 1) != mine)] = 1
-        if jack_side >= 0:
-            on[_POINTS + 4 + jack_side] = 1
+            for u, void in enumerate(voids[s]):
+                if void:
+                    on[base + u] = 1.0
+    if high is not None:
+        on[_POINTS + ((high[1] & 1) != mine)] = 1.0
+    if low is not None:
+        on[_POINTS + 2 + ((low[1] & 1) != mine)] = 1.0
+    if jack_team >= 0:
+        on[_POINTS + 4 + (jack_team != mine)] = 1.0
+    on[_TAIL:] = tails[mine]
     if out is None:
-        obs = np.frombuffer(on, dtype=np.uint8).astype(np.float32)
-    else:
-        obs = out
-        obs[:] = np.frombuffer(on, dtype=np.uint8)
-    target = k.rules.target_score
-    obs[_TAIL] = tricks_won[0] / 6
-    obs[_TAIL + 1] = tricks_won[1] / 6
-    obs[_TAIL + 2] = game_count[0] / 80
-    obs[_TAIL + 3] = game_count[1] / 80
-    obs[_TAIL + 4] = max(-1.0, min(1.0, k.scores[mine] / target))
-    obs[_TAIL + 5] = max(-1.0, min(1.0, k.scores[1 - mine] / target))
-    return obs
+        return np.frombuffer(on, _F32)
+    out[:] = np.frombuffer(on, _F32)
+    return out
 
 
 def state(game: Game) -> np.ndarray:
