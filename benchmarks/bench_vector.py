@@ -1,7 +1,8 @@
 """Agent-steps per second of the batched engine next to smear_v0 and OpenSpiel's hearts, on one core.
 
 Every figure includes choosing a uniformly random legal action from the mask and
-producing the next observation and mask. Run on one core:
+producing the next observation and mask. The largest batch and hearts take turns in
+one-second rounds (``--seconds`` of them). Run on one core:
 ``taskset -c 0 python benchmarks/bench_vector.py [--seconds S]`` (OpenSpiel from the
 ``bench`` extra). Peak memory per game is what tracemalloc saw allocated at most while stepping, over B.
 """
@@ -19,8 +20,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).parent))
 
 
-def vector_steps_per_second(num_envs: int, seconds: float, copy: bool = True) -> tuple[float, int]:
-    """Agent-steps per second, and the peak bytes allocated while stepping (tracemalloc sees numpy's arrays)."""
+def peak_memory_per_game(num_envs: int) -> float:
+    """The peak bytes allocated while stepping, over B (tracemalloc sees numpy's arrays)."""
     import tracemalloc
 
     from smear_env import SmearVectorEnv
@@ -29,44 +30,85 @@ def vector_steps_per_second(num_envs: int, seconds: float, copy: bool = True) ->
     warm.reset()
     warm.step(warm.sample_actions(np.random.default_rng(0)))
     tracemalloc.start()
-    venv = SmearVectorEnv(num_envs, seed=0, copy=copy)
+    venv = SmearVectorEnv(num_envs, seed=0)
     venv.reset()
     rng = np.random.default_rng(0)
     for _ in range(10):
         venv.step(venv.sample_actions(rng))
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
-    steps = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        venv.step(venv.sample_actions(rng))
-        steps += num_envs
-    return steps / (time.perf_counter() - start), peak
+    return peak / num_envs
 
 
-def hearts_steps_per_second(seconds: float) -> float:
-    import pyspiel
-    from open_spiel.python.observation import make_observation
+class Vector:
+    """Random legal play in a SmearVectorEnv of B games, measured in rounds."""
 
-    game = pyspiel.load_game("hearts")
-    # Hearts offers only the information-state tensor: the perfect-recall observer reads it.
-    observer = make_observation(game, pyspiel.IIGObservationType(perfect_recall=True))
-    rng = np.random.default_rng(0)
-    steps = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            if state.is_chance_node():
-                outcomes = state.chance_outcomes()
-                state.apply_action(outcomes[rng.integers(len(outcomes))][0])
-                continue
-            observer.set_from(state, state.current_player())
-            _ = observer.tensor
-            legal = state.legal_actions()
-            state.apply_action(legal[rng.integers(len(legal))])
-            steps += 1
-    return steps / (time.perf_counter() - start)
+    def __init__(self, num_envs: int, copy: bool = True) -> None:
+        from smear_env import SmearVectorEnv
+
+        self.venv = SmearVectorEnv(num_envs, seed=0, copy=copy)
+        self.venv.reset()
+        self.rng = np.random.default_rng(0)
+        self.steps, self.seconds = 0, 0.0
+
+    def run(self, seconds: float) -> float:
+        venv, rng = self.venv, self.rng
+        steps = 0
+        start = time.perf_counter()
+        while time.perf_counter() - start < seconds:
+            venv.step(venv.sample_actions(rng))
+            steps += venv.num_envs
+        elapsed = time.perf_counter() - start
+        self.steps += steps
+        self.seconds += elapsed
+        return steps / elapsed
+
+    @property
+    def rate(self) -> float:
+        return self.steps / self.seconds
+
+
+class Hearts:
+    """OpenSpiel's hearts with random legal actions, its information-state tensor read every step."""
+
+    def __init__(self) -> None:
+        import pyspiel
+        from open_spiel.python.observation import make_observation
+
+        self.game = pyspiel.load_game("hearts")
+        # Hearts offers only the information-state tensor: the perfect-recall observer reads it.
+        self.observer = make_observation(self.game, pyspiel.IIGObservationType(perfect_recall=True))
+        self.rng = np.random.default_rng(0)
+        self.state = self.game.new_initial_state()
+        self.steps, self.seconds = 0, 0.0
+
+    def run(self, seconds: float) -> float:
+        rng, observer = self.rng, self.observer
+        state = self.state
+        steps = 0
+        start = time.perf_counter()
+        while time.perf_counter() - start < seconds:
+            for _ in range(100):
+                if state.is_terminal():
+                    state = self.game.new_initial_state()
+                if state.is_chance_node():
+                    outcomes = state.chance_outcomes()
+                    state.apply_action(outcomes[rng.integers(len(outcomes))][0])
+                    continue
+                observer.set_from(state, state.current_player())
+                _ = observer.tensor
+                legal = state.legal_actions()
+                state.apply_action(legal[rng.integers(len(legal))])
+                steps += 1
+        self.state = state
+        elapsed = time.perf_counter() - start
+        self.steps += steps
+        self.seconds += elapsed
+        return steps / elapsed
+
+    @property
+    def rate(self) -> float:
+        return self.steps / self.seconds
 
 
 def main() -> None:
@@ -77,28 +119,46 @@ def main() -> None:
     if hasattr(os, "sched_getaffinity"):
         print(f"cores available to this process: {len(os.sched_getaffinity(0))}")
 
-    from bench_env import agent_steps_per_second
+    from bench_env import Runner
 
     import smear_env
 
-    results = {}
-    for size in (int(s) for s in args.sizes.split(",")):
-        rate, memory = vector_steps_per_second(size, args.seconds)
-        results[size] = rate
-        print(f"SmearVectorEnv B={size:<5} {rate:>12,.0f} agent-steps/s   {memory / size / 1024:6.1f} KiB peak memory per game")
-    best = max(results)
-    reused, _ = vector_steps_per_second(best, args.seconds, copy=False)
-    print(f"SmearVectorEnv B={best:<5} {reused:>12,.0f} agent-steps/s   with copy=False (one reused observation buffer)")
-    single, _ = agent_steps_per_second(smear_env.env, args.seconds)
-    print(f"smear_v0 (PettingZoo API) {single:>11,.0f} agent-steps/s")
+    sizes = [int(s) for s in args.sizes.split(",")]
+    best = max(sizes)
+    for size in sizes:
+        if size < best:
+            vector = Vector(size)
+            vector.run(args.seconds)
+            print(
+                f"SmearVectorEnv B={size:<5} {vector.rate:>12,.0f} agent-steps/s   {peak_memory_per_game(size) / 1024:6.1f} KiB peak memory per game"
+            )
+    single = Runner(smear_env.env)
+    single.run(args.seconds)
+    # The largest batch, with and without copy=False, and hearts take turns in one-second rounds,
+    # so that a noisy machine slows all three alike.
+    fresh, reused = Vector(best), Vector(best, copy=False)
     try:
-        hearts = hearts_steps_per_second(args.seconds)
+        hearts: Hearts | None = Hearts()
     except ImportError as e:
+        hearts = None
         print(f"open_spiel hearts not measured: {e} (pip install -e '.[bench]')")
-        return
-    print(f"open_spiel hearts         {hearts:>11,.0f} agent-steps/s (information-state tensor read each step)")
+    ratios = []
+    for _ in range(max(1, round(args.seconds))):
+        rate = fresh.run(1.0)
+        reused.run(1.0)
+        if hearts is not None:
+            ratios.append(rate / hearts.run(1.0))
     print(
-        f"ratio B={best} / hearts: {results[best] / hearts:.1f}x (copy=False: {reused / hearts:.1f}x); B={best} / smear_v0: {results[best] / single:.1f}x"
+        f"SmearVectorEnv B={best:<5} {fresh.rate:>12,.0f} agent-steps/s   {peak_memory_per_game(best) / 1024:6.1f} KiB peak memory per game"
+    )
+    print(f"SmearVectorEnv B={best:<5} {reused.rate:>12,.0f} agent-steps/s   with copy=False (one reused observation buffer)")
+    print(f"smear_v0 (PettingZoo API) {single.rate:>11,.0f} agent-steps/s")
+    if hearts is None:
+        return
+    print(f"open_spiel hearts         {hearts.rate:>11,.0f} agent-steps/s (information-state tensor read each step)")
+    print(
+        f"ratio B={best} / hearts: {fresh.rate / hearts.rate:.1f}x (copy=False: {reused.rate / hearts.rate:.1f}x; "
+        f"one-second rounds: {min(ratios):.1f}x to {max(ratios):.1f}x); B={best} / smear_v0: {fresh.rate / single.rate:.0f}x"
     )
 
 

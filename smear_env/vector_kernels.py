@@ -42,6 +42,24 @@ def _lowest(x):
     return _DEBRUIJN[((low * np.uint64(0x077CB531)) & np.uint64(0xFFFFFFFF)) >> np.uint64(27)]
 
 
+# _UNPACK[b] is byte b as 8 floats 0/1: a 32-card segment is four table rows (cheaper than bit by bit).
+_UNPACK = np.array([[(b >> j) & 1 for j in range(8)] for b in range(256)], dtype=np.float32)
+# The card segments (hand, played, trick, picked_up, discards) fill the first _CARDS entries
+# of a row, so encode() writes them whole and zeroes only the rest.
+_CARDS = OFFSETS["phase"]
+assert [OFFSETS[n] for n in ("hand", "played", "trick", "picked_up", "discards")] == [0, 32, 160, 288, 320] and _CARDS == 352
+
+
+@njit(cache=True, inline="always")
+def _put_cards(row, offset, x):
+    """row[offset + c] = bit c of the 32-bit mask x, for all c in 0..31."""
+    x = np.uint32(x)
+    for q in range(4):
+        b = (x >> np.uint32(8 * q)) & np.uint32(0xFF)
+        for j in range(8):
+            row[offset + 8 * q + j] = _UNPACK[b, j]
+
+
 @njit(cache=True, inline="always")
 def _set_bits(row, offset, x):
     """row[offset + c] = 1 for every bit c set in the mask x."""
@@ -171,24 +189,28 @@ def encode(out, me, hold, played, trick_bits, picked, discard_bits, bidder, phas
     """The observation of seat ``me[i]`` in each game i, written into ``out`` ([n, OBS_DIM] float32)."""
     o = _O
     n = out.shape[0]
+    width = out.shape[1]
     for i in range(n):
         row = out[i]
-        row[:] = 0.0
         m = me[i]
         mine = m & 1
-        _set_bits(row, o[0], hold[i, m])
+        p = phase[i]
+        _put_cards(row, o[0], hold[i, m])
         for r in range(4):
             s = (m + r) & 3
-            _set_bits(row, o[1] + 32 * r, played[i, s])
-            _set_bits(row, o[2] + 32 * r, trick_bits[i, s])
+            _put_cards(row, o[1] + 32 * r, played[i, s])
+            _put_cards(row, o[2] + 32 * r, trick_bits[i, s])
+        is_bidder = bidder[i] == m and p != BID
+        _put_cards(row, o[3], picked[i] if is_bidder else 0)
+        _put_cards(row, o[4], discard_bits[i] if is_bidder else 0)
+        for c in range(_CARDS, width):
+            row[c] = 0.0
+        for r in range(4):
+            s = (m + r) & 3
             b = bids[i, s]
             if b >= 0:
                 row[o[8] + 4 * r + (0 if b == 0 else b - 1)] = 1.0
             _set_bits(row, o[14] + 4 * r, voids[i, s])
-        p = phase[i]
-        if bidder[i] == m and p != BID:
-            _set_bits(row, o[3], picked[i])
-            _set_bits(row, o[4], discard_bits[i])
         if p < 4:
             row[o[5] + p] = 1.0
         row[o[6] + ((to_act[i] - m) & 3)] = 1.0
@@ -268,6 +290,22 @@ def legal(mask, words, phase, to_act, dealer, high_bid, hold, trump, trick_cards
         _set_bits(row, 0, words[i, 0])
         _set_bits(row, 8, words[i, 1])
         _set_bits(row, 40, words[i, 2])
+
+
+@njit(cache=True)
+def illegal(actions, words):
+    """For each game, whether ``actions[i]`` is not a legal action of the legal words (see ``legal``)."""
+    n = actions.shape[0]
+    bad = np.zeros(n, dtype=np.bool_)
+    for i in range(n):
+        a = actions[i]
+        if a < 0 or a >= 72:
+            bad[i] = True
+        else:
+            w = 0 if a < 8 else (1 if a < 40 else 2)
+            bit = a - (0 if a < 8 else (8 if a < 40 else 40))
+            bad[i] = not (words[i, w] >> np.uint32(bit)) & np.uint32(1)
+    return bad
 
 
 @njit(cache=True)
