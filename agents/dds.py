@@ -9,7 +9,9 @@ bidder loses its bid); with ``bid = 0`` it is simply the difference in points ta
 
 Alpha-beta over the plays, with a transposition table at trick boundaries keyed by
 the four hands, the leader, the game-count difference so far and the Jack's owner,
-and equivalent cards (adjacent ranks in one hand with equal game-count) searched once.
+and equivalent cards (adjacent ranks in one hand with equal game-count, no card in
+play between them, the trick on the table included) searched once. The last trick,
+one card each, is scored without a search.
 Exact values come from null-window tests (MTD(f)): of the position for :meth:`Solver.value`,
 of each root card for :meth:`Solver.card_values`. The Jack counts as decided once its
 holder's team holds every trump still out above it. The whole
@@ -60,6 +62,34 @@ def _beats(card, best, trump):
     return (card >> 3 == best >> 3 and card > best) or (card >> 3 == trump and best >> 3 != trump)
 
 
+@njit("int64(int64[:], int64, int64, int64, int64, int64)", cache=False)
+def _last_trick(w, leader, trump, gc0, gc1, jack_team):
+    """The value for team 0 once each seat holds one card: the last trick plays itself."""
+    best = -1
+    pos = 0
+    count = 0
+    has_jack = False
+    for i in range(4):
+        h = w[HANDS + ((leader + i) & 3)]
+        card = 0
+        while not (h >> card) & 1:
+            card += 1
+        count += w[GC + card]
+        has_jack |= card == trump * 8 + 4
+        if i == 0 or _beats(card, best, trump):
+            best = card
+            pos = i
+    team = (leader + pos) & 1
+    if has_jack:
+        jack_team = team
+    if team == 0:
+        gc0 += count
+    else:
+        gc1 += count
+    game = -1 if gc0 == gc1 else (0 if gc0 > gc1 else 1)
+    return _score(game, jack_team, w[CONSTS], w[CONSTS + 1], w[CONSTS + 2], w[CONSTS + 3])
+
+
 # fmt: off
 # Explicit signatures compile once at import (a few seconds); numba cannot cache this recursive search.
 @njit("int64(int64[:], int64, int64, int64, int64, int64, int64, int64, boolean, int64, int64, int64, boolean, int64)",
@@ -67,6 +97,10 @@ def _beats(card, best, trump):
 def _search(w, t, n, leader, trump, gc0, gc1, jack_team, first_lead, alpha, beta, gen, is_root, left):
     """The exact value for team 0 of the position (fail-soft); at the root, every legal card's exact value goes to ``w[ROOT + card]``."""
     w[NODES] += 1
+    if n == 0 and not is_root and not first_lead:
+        h = w[HANDS + leader]
+        if h != 0 and h & (h - 1) == 0:
+            return _last_trick(w, leader, trump, gc0, gc1, jack_team)
     high_team = w[CONSTS]
     low_team = w[CONSTS + 1]
     bid_team = w[CONSTS + 2]
@@ -196,12 +230,16 @@ def _search(w, t, n, leader, trump, gc0, gc1, jack_team, first_lead, alpha, beta
                     w[order + j] = card
                     m += 1
     guess = 0
+    # Cards still in play: held, or on the table in this trick (a card there separates ranks too).
+    in_play = remaining
+    for i in range(n):
+        in_play |= 1 << w[TRICKS + 4 * t + i]
     for idx in range(m):
         card = w[order + idx]
         # Equivalent cards: the next lower card still in play in this suit is also ours, same count, no jack.
         if card & 7 and not is_root:
             lower = card - 1
-            while lower >= (card & ~7) and not (remaining >> lower) & 1:
+            while lower >= (card & ~7) and not (in_play >> lower) & 1:
                 lower -= 1
             if lower >= (card & ~7) and (hand >> lower) & 1 and w[GC + lower] == w[GC + card] and card != jack and lower != jack:
                 continue

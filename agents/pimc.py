@@ -1,7 +1,7 @@
 """Perfect-information Monte-Carlo search (PIMC), the method of the strongest Skat and Bridge programs.
 
 For each decision the agent deals the cards it cannot see at random, consistently
-with its seat view (``smear_env.sample_game``: hand sizes, cards played, its own
+with its seat view (``smear_env.DealSampler``: hand sizes, cards played, its own
 pick-up and discards, the voids R11 revealed), solves every deal exactly with open
 cards (``agents.dds``), and takes the action with the best average value: its team's
 score change minus the other team's for the hand (R13, R14).
@@ -16,17 +16,21 @@ score change minus the other team's for the hand (R13, R14).
   every bid it may make; passing is worth 0 (the other seats' contracts are not
   modelled). It bids the level with the best average if that beats 0.
 
+Ties, common once the hand's points are decided, go to the heuristic player's choice
+among the tied actions (it does not throw count to the other team for nothing).
+
 ``samples`` caps the deals per decision, ``seconds`` the time per decision (the first
 deal is always solved).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import time
 
 import numpy as np
 
-from smear_env import SeatView, sample_game
+from smear_env import DealSampler, SeatView
 from smear_env.actions import BID_BASE, DISCARD_BASE, MIN_BID, PASS, PLAY_BASE, TRUMP_BASE
 from smear_env.cards import ACE, GAME_COUNT, JACK, SEVEN, SUITS
 from smear_env.game import Game, Phase
@@ -80,15 +84,20 @@ class PIMCAgent(Agent):
             return legal[0]
         deadline = time.perf_counter() + self.seconds
         totals: dict[int, float] = dict.fromkeys(legal, 0.0)
+        sampler = DealSampler(view)
         for i in range(self.samples):
             if i and time.perf_counter() > deadline:
                 break
-            game = sample_game(view, self.rng)
+            game = sampler.game(self.rng)
             for action, value in self._values(game, view, legal).items():
                 totals[action] += value
             self.deals_solved += 1
         best = max(totals.values())
-        return min(a for a, v in totals.items() if v >= best - 1e-9)
+        tied = [a for a, v in totals.items() if v >= best - 1e-9]
+        if len(tied) == 1:
+            return tied[0]
+        # Exact values often tie once the points are decided: the heuristic player chooses among the best.
+        return self._heuristic.act(observation, action_mask, dataclasses.replace(view, legal_actions=tuple(tied)))
 
     # Contract decisions solve one deal per candidate: the two the heuristic likes best are searched.
     CONTRACT_CANDIDATES = 2

@@ -13,12 +13,13 @@ from .records import RecordError, check_records, read_records, write_records
 from .render import render_table
 from .rules import Rules
 from .vector import SmearVectorEnv
-from .view import SeatView, TrickView, sample_game, seat_view
+from .view import DealSampler, SeatView, TrickView, sample_game, seat_view
 
 __version__ = "0.1.0"
 
 __all__ = [
     "ALL_CARDS",
+    "DealSampler",
     "Game",
     "IllegalActionError",
     "NUM_ACTIONS",

@@ -2,12 +2,17 @@
 
 :func:`seat_knowledge` is the single function that decides what a seat knows;
 the observation vector is encoded from its result only. :func:`seat_view` gives the
-same knowledge as a readable dataclass with cards as strings, for non-neural agents. :func:`sample_game` turns a view back into a full game by dealing the
-cards the seat cannot see, for determinized (PIMC) search.
+same knowledge as a readable dataclass with cards as strings, for non-neural agents.
+:class:`DealSampler` (many deals of one view) and :func:`sample_game` (one) turn a view
+back into full games, dealing the cards the seat cannot see uniformly at random among
+the deals consistent with it, for determinized (PIMC) search.
 """
 
 from __future__ import annotations
 
+import bisect
+import itertools
+import math
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -188,115 +193,177 @@ def seat_view(game: Game, seat: int) -> SeatView:
     )
 
 
-def _feasible(counts: list[int], capacity: list[int], allowed: list[list[bool]]) -> bool:
-    """Hall's condition for dealing ``counts[suit]`` cards into slots of ``capacity`` that allow them."""
-    for subset in range(1, 16):
-        demand = sum(counts[u] for u in range(4) if subset >> u & 1)
-        supply = sum(cap for cap, ok in zip(capacity, allowed, strict=True) if any(ok[u] for u in range(4) if subset >> u & 1))
-        if demand > supply:
-            return False
-    return True
+class DealSampler:
+    """Uniformly random full games consistent with one seat view (for PIMC: built once per
+    decision, then :meth:`game` for each deal).
+
+    The hidden cards go to five places: the other three hands, another bidder's
+    discards and the kitty cards never picked up. Each place has a size and the suits
+    it may take: a revealed void (R11) keeps a suit out of a hand, and another bidder's
+    discards take no trump (a trump discard needs seven trumps, R10, which the sampler
+    does not consider). Every deal meeting these constraints is equally likely.
+
+    Places that take every suit are one group: shuffled cards fill it. For the others
+    (a hand with a void, the discards), how many cards of each suit each gets is drawn
+    in proportion to the number of deals with that split, counted once per view; the
+    last such place takes a uniformly random choice of the cards it may take.
+    """
+
+    def __init__(self, view: SeatView) -> None:
+        if view.phase == Phase.GAME_OVER:
+            raise ValueError("sample_game: the game is over; there is nothing to search")
+        self.view = view
+        seat, bidder = view.seat, view.bidder
+        self.trump = trump = None if view.trump is None else SUITS.index(view.trump)
+        bidding = view.phase == Phase.BID
+        known = {CARD_INDEX[c] for c in view.hand}
+        for t in view.tricks:
+            known.update(CARD_INDEX[c] for _, c in t.plays)
+        known.update(CARD_INDEX[c] for _, c in view.trick)
+        if view.discards:
+            known.update(CARD_INDEX[c] for c in view.discards)
+        self.pool = [c for c in range(NUM_CARDS) if c not in known]
+        self.others = [s for s in range(4) if s != seat]
+        capacity = [view.hand_sizes[s] for s in self.others]
+        allowed = [tuple(SUITS[u] not in view.voids[s] for u in range(4)) for s in self.others]
+        capacity.append(0 if bidder == seat or bidding else view.num_discards)
+        allowed.append(tuple(u != trump for u in range(4)))
+        capacity.append(KITTY_CARDS if bidding else KITTY_CARDS - view.rules.kitty_size)
+        allowed.append((True,) * 4)
+        if sum(capacity) != len(self.pool):
+            raise ValueError(f"sample_game: inconsistent view ({len(self.pool)} hidden cards for {sum(capacity)} places)")
+        self.capacity = capacity
+        self.free = [j for j in range(5) if all(allowed[j])]
+        # The constrained places, the one with the most ways to fill last (it is counted in closed form).
+        self.constrained = sorted(
+            (j for j in range(5) if capacity[j] and not all(allowed[j])),
+            key=lambda j: math.comb(capacity[j] + sum(allowed[j]) - 1, capacity[j]),
+        )
+        self.allowed = allowed
+        counts = tuple(sum(1 for c in self.pool if c >> 3 == u) for u in range(4))
+        # What every sampled game shares (copied per game where play changes it).
+        self._fixed = dict(rules=view.rules, game_id="sampled", hand_index=view.hand_index, winner=None, truncated=False,
+                           dealer=view.dealer, high_bid=view.bid, bidder=bidder, trump=trump, leader=view.leader,
+                           phase=view.phase, to_act=view.to_act, _legal=None)  # fmt: skip
+        self._hand = [CARD_INDEX[c] for c in view.hand]
+        self._discards = None if view.discards is None else [CARD_INDEX[c] for c in view.discards]
+        self._picked_up = [] if view.picked_up is None else [CARD_INDEX[c] for c in view.picked_up]
+        self._tricks = [(t.leader, [(s, CARD_INDEX[c]) for s, c in t.plays], t.winner) for t in view.tricks]
+        self._trick = [(s, CARD_INDEX[c]) for s, c in view.trick]
+        self._voids = [[SUITS[u] in view.voids[s] for u in range(4)] for s in range(4)]
+        self._ways: dict[tuple[int, tuple[int, ...]], int] = {}
+        self._splits: dict[tuple[int, tuple[int, ...]], tuple[list[tuple[int, ...]], list[int]]] = {}
+        if self._count(0, counts) == 0:
+            raise ValueError("sample_game: no deal is consistent with this view")
+
+    def _count(self, k: int, left: tuple[int, ...]) -> int:
+        """How many ways the constrained places k, k+1, ... can take cards, ``left[suit]`` of each suit
+        still to place (the free places take the rest in a fixed number of ways)."""
+        places = self.constrained
+        if k == len(places):
+            return 1
+        cap, ok = self.capacity[places[k]], self.allowed[places[k]]
+        if k == len(places) - 1:
+            return math.comb(sum(n for n, fits in zip(left, ok, strict=True) if fits), cap)
+        key = (k, left)
+        if key not in self._ways:
+            self._ways[key] = sum(self._weight(k, left, split) for split in _splits(cap, left, ok))
+        return self._ways[key]
+
+    def _weight(self, k: int, left: tuple[int, ...], split: tuple[int, ...]) -> int:
+        ways = 1
+        for n, x in zip(left, split, strict=True):
+            ways *= math.comb(n, x)
+        return ways * self._count(k + 1, tuple(n - x for n, x in zip(left, split, strict=True)))
+
+    def deal(self, rng: np.random.Generator) -> list[list[int]]:
+        """The hidden cards of one uniformly random deal, by place (the others' hands in seat
+        order, another bidder's discards, the kitty cards never picked up)."""
+        pool = self.pool
+        by_suit: list[list[int]] = [[], [], [], []]
+        for i in rng.permutation(len(pool)).tolist():
+            by_suit[pool[i] >> 3].append(pool[i])  # each suit in a random order
+        places: list[list[int]] = [[] for _ in range(5)]
+        left = tuple(len(cards) for cards in by_suit)
+        for k, j in enumerate(self.constrained[:-1]):
+            key = (k, left)
+            if key not in self._splits:
+                splits = list(_splits(self.capacity[j], left, self.allowed[j]))
+                self._splits[key] = splits, list(itertools.accumulate(self._weight(k, left, x) for x in splits))
+            splits, cumulative = self._splits[key]
+            split = splits[min(bisect.bisect_right(cumulative, rng.random() * cumulative[-1]), len(splits) - 1)]
+            for suit, x in enumerate(split):
+                places[j].extend(by_suit[suit][:x])
+                del by_suit[suit][:x]
+            left = tuple(n - x for n, x in zip(left, split, strict=True))
+        rest: list[int] = []
+        if self.constrained:
+            j = self.constrained[-1]
+            fits = [c for suit in range(4) if self.allowed[j][suit] for c in by_suit[suit]]
+            order = rng.permutation(len(fits)).tolist()
+            places[j] = [fits[i] for i in order[: self.capacity[j]]]
+            rest = [fits[i] for i in order[self.capacity[j] :]]
+            rest += [c for suit in range(4) if not self.allowed[j][suit] for c in by_suit[suit]]
+        else:
+            rest = [c for cards in by_suit for c in cards]
+        shuffled = [rest[i] for i in rng.permutation(len(rest)).tolist()]
+        start = 0
+        for j in self.free:
+            places[j] = shuffled[start : start + self.capacity[j]]
+            start += self.capacity[j]
+        return places
+
+    def game(self, rng: np.random.Generator) -> Game:
+        """A full game consistent with the view, the hidden cards dealt uniformly at random.
+        Played on past this hand, it deals from ``rng``."""
+        places = self.deal(rng)
+        game = Game.__new__(Game)
+        game.__dict__.update(self._fixed)
+        holding: list[list[int]] = [[], [], [], []]
+        holding[self.view.seat] = list(self._hand)
+        for s, place in zip(self.others, places[:3], strict=True):
+            holding[s] = place
+        game.holding = holding
+        game.dealt = [list(h) for h in holding]  # what each seat was dealt is not needed to play on
+        game.discards = list(self._discards) if self._discards is not None else places[3]
+        game.kitty = places[4]
+        game.picked_up = list(self._picked_up)
+        game.scores = list(self.view.scores)
+        game.bids = list(self.view.bids)
+        game.tricks = list(self._tricks)
+        game.trick = list(self._trick)
+        game.voids = [list(v) for v in self._voids]
+        game.records = []
+        game.obs_cache = {}
+        game.rng = rng
+        return game
+
+
+def _splits(n: int, left: tuple[int, ...], ok: tuple[bool, ...]):
+    """Every way to take n cards by suit, at most ``left[suit]`` of a suit and none of a suit not ok."""
+    if len(left) == 1:
+        if n <= left[0] and (ok[0] or n == 0):
+            yield (n,)
+        return
+    for x in range(min(n, left[0]) if ok[0] else 0, -1, -1):
+        for rest in _splits(n - x, left[1:], ok[1:]):
+            yield (x, *rest)
 
 
 def sample_game(view: SeatView, rng: np.random.Generator) -> Game:
-    """A full game consistent with ``view``: the hidden cards dealt at random.
-
-    Respects hand sizes, the cards played, the seat's own pick-up and discards, and
-    the voids R11 revealed. Another bidder's discards are drawn from non-trump cards
-    (a trump discard needs seven trumps, R10, which the sampler does not consider).
-    Rejection sampling makes the deal uniform when it succeeds within a few tries;
-    otherwise cards are dealt one by one into slots chosen in proportion to their
-    free space, keeping Hall's condition so the deal never dead-ends.
-    """
-    if view.phase == Phase.GAME_OVER:
-        raise ValueError("sample_game: the game is over; there is nothing to search")
-    seat, bidder = view.seat, view.bidder
-    trump = None if view.trump is None else SUITS.index(view.trump)
-    bidding = view.phase == Phase.BID
-    known = {CARD_INDEX[c] for c in view.hand}
-    for t in view.tricks:
-        known.update(CARD_INDEX[c] for _, c in t.plays)
-    known.update(CARD_INDEX[c] for _, c in view.trick)
-    if view.discards:
-        known.update(CARD_INDEX[c] for c in view.discards)
-    pool = [c for c in range(NUM_CARDS) if c not in known]
-    # Slots: the other three hands, another bidder's discards, the kitty cards never picked up.
-    others = [s for s in range(4) if s != seat]
-    capacity = [view.hand_sizes[s] for s in others]
-    allowed = [[SUITS[u] not in view.voids[s] for u in range(4)] for s in others]
-    other_discards = 0 if bidder == seat or bidding else view.num_discards
-    capacity.append(other_discards)
-    allowed.append([u != trump for u in range(4)])
-    kitty_rest = KITTY_CARDS if bidding else KITTY_CARDS - view.rules.kitty_size
-    capacity.append(kitty_rest)
-    allowed.append([True] * 4)
-    if sum(capacity) != len(pool):
-        raise ValueError(f"sample_game: inconsistent view ({len(pool)} hidden cards for {sum(capacity)} places)")
-
-    slots: list[list[int]] | None = None
-    for _ in range(20):
-        order = [pool[i] for i in rng.permutation(len(pool))]
-        slots, start = [], 0
-        for cap in capacity:
-            slots.append(order[start : start + cap])
-            start += cap
-        if all(allowed[j][c >> 3] for j, slot in enumerate(slots) for c in slot):
-            break
-        slots = None
-    if slots is None:
-        counts = [0] * 4
-        for c in pool:
-            counts[c >> 3] += 1
-        if not _feasible(counts, capacity, allowed):
-            raise ValueError("sample_game: no deal is consistent with this view")
-        free = list(capacity)
-        slots = [[] for _ in capacity]
-        for i in rng.permutation(len(pool)):
-            card = pool[i]
-            suit = card >> 3
-            counts[suit] -= 1
-            candidates = [j for j in range(len(free)) if free[j] and allowed[j][suit]]
-            weights = np.array([free[j] for j in candidates], dtype=float)
-            for j in rng.choice(candidates, size=len(candidates), replace=False, p=weights / weights.sum()):
-                free[j] -= 1
-                if _feasible(counts, free, allowed):
-                    slots[j].append(card)
-                    break
-                free[j] += 1
-
-    game = Game.__new__(Game)
-    game.rules = view.rules
-    game.rng = np.random.default_rng(rng.integers(2**63))
-    game.game_id = "sampled"
-    game.scores = list(view.scores)
-    game.hand_index = view.hand_index
-    game.records = []
-    game.winner = None
-    game.truncated = False
-    game.dealer = view.dealer
-    holding = [[] for _ in range(4)]
-    holding[seat] = [CARD_INDEX[c] for c in view.hand]
-    for s, slot in zip(others, slots[:3], strict=True):
-        holding[s] = slot
-    game.holding = holding
-    game.discards = [CARD_INDEX[c] for c in view.discards] if view.discards is not None else slots[3]
-    game.kitty = list(slots[4])
-    game.picked_up = [CARD_INDEX[c] for c in view.picked_up] if view.picked_up is not None else []
-    # What each seat was dealt is not needed to play on from here.
-    game.dealt = [list(h) for h in holding]
-    game.bids = list(view.bids)
-    game.high_bid = view.bid
-    game.bidder = bidder
-    game.trump = trump
-    game.tricks = [(t.leader, [(s, CARD_INDEX[c]) for s, c in t.plays], t.winner) for t in view.tricks]
-    game.trick = [(s, CARD_INDEX[c]) for s, c in view.trick]
-    game.leader = view.leader
-    game.voids = [[SUITS[u] in view.voids[s] for u in range(4)] for s in range(4)]
-    game.phase = view.phase
-    game._legal = None
-    game.obs_cache = {}
-    game.to_act = view.to_act
-    return game
+    """A full game consistent with ``view``, the hidden cards dealt uniformly at random
+    (see :class:`DealSampler`; build one to draw many deals of the same view)."""
+    return DealSampler(view).game(rng)
 
 
-__all__ = ["CARD_INDEX", "Knowledge", "SeatView", "TrickView", "knowledge_of_view", "sample_game", "seat_knowledge", "seat_view"]
+__all__ = [
+    "CARD_INDEX",
+    "DealSampler",
+    "Knowledge",
+    "SeatView",
+    "TrickView",
+    "knowledge_of_view",
+    "sample_game",
+    "seat_knowledge",
+    "seat_view",
+]

@@ -8,7 +8,7 @@ import pytest
 from agents import load_agent
 from agents.dds import Solver
 from smear_env import Game, Rules, observe, seat_view
-from smear_env.cards import GAME_COUNT
+from smear_env.cards import ALL_CARDS, GAME_COUNT
 from smear_env.game import trick_winner
 
 
@@ -101,6 +101,17 @@ def test_solver_matches_brute_force_on_small_endings(tricks_left, in_trick):
         values = solver.card_values(masks, trick, leader, trump, gc, jack_team, high, low, bid_team, bid, False)
         got = {c: int(values[c]) for c in range(32) if values[c] > -9999}
         assert got == expected
+
+
+def test_solver_keeps_cards_apart_that_a_card_on_the_table_separates():
+    """H9 and H7 in one hand are not equivalent once H8 is on the table: H9 overtrumps it."""
+    hands = [["KC", "KS"], ["9D", "8H"], ["7H", "9H"], ["QD", "JS"]]
+    hands = [[ALL_CARDS.index(c) for c in h] for h in hands]
+    args = (3, 2, (23, 27), 0, -1, 1, 1, 0)  # leader, trump H, game-count, Jack, High, Low, bidder team, bid
+    expected = brute_force(hands, [], *args)
+    assert expected == {ALL_CARDS.index("QD"): 1, ALL_CARDS.index("JS"): 1}
+    values = Solver().card_values([sum(1 << c for c in h) for h in hands], [], args[0], args[1], *args[2:], False)
+    assert {c: int(values[c]) for c in range(32) if values[c] > -9999} == expected
 
 
 def test_solver_respects_first_lead_rule():

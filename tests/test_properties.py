@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from smear_env import Game, Phase, Rules, check_records, sample_game, seat_view
-from smear_env.view import CARD_INDEX
+from smear_env.view import DealSampler
 
 
 def random_rules(rng: np.random.Generator) -> Rules:
@@ -101,27 +101,73 @@ def test_sampled_games_are_consistent_with_the_view(kitty_size):
     assert checked > 500
 
 
-def test_sampler_handles_tight_void_constraints():
-    """Voids that rejection sampling rarely satisfies still give a consistent deal."""
-    rng = np.random.default_rng(5)
-    game = Game(Rules(kitty_size=0), 1)
-    while game.phase != Phase.PLAY:
-        game.step(game.legal_actions()[-1])
-    seat = game.to_act
-    view = seat_view(game, seat)
-    # Pretend two opponents are void in three suits: the hidden cards must go around them.
-    voids = list(view.voids)
-    others = [s for s in range(4) if s != seat]
-    counts = {u: sum(1 for s in others for c in game.holding[s] if c >> 3 == u) for u in range(4)}
-    keep = max(counts, key=counts.get)
+def _tightly_constrained_view(seed: int = 1):
+    """A view of a non-bidder after three tricks in which every other seat is declared void in each
+    suit it truly lacks: the tightest constraints the true deal still meets."""
     import dataclasses
 
-    voids[others[0]] = "".join(u for i, u in enumerate("CDHS") if i != keep)
-    tight = dataclasses.replace(view, voids=tuple(voids))
-    try:
-        sampled = sample_game(tight, rng)
-    except ValueError as e:
-        assert "no deal is consistent" in str(e)
-        return
-    assert all(c >> 3 == keep for c in sampled.holding[others[0]])
-    assert CARD_INDEX  # used by the view module
+    game = Game(Rules(), seed)
+    while game.phase != Phase.PLAY or len(game.tricks) < 3 or game.to_act == game.bidder:
+        legal = game.legal_actions()
+        game.step(legal[0] if game.phase != Phase.BID else legal[-1])
+    seat = game.to_act
+    view = seat_view(game, seat)
+    voids = tuple(
+        "".join(u for i, u in enumerate("CDHS") if s != seat and not any(c >> 3 == i for c in game.holding[s])) for s in range(4)
+    )
+    return game, dataclasses.replace(view, voids=voids)
+
+
+def test_sampler_meets_tight_void_constraints():
+    """Every sampled deal respects voids declared for every suit a seat lacks."""
+    game, view = _tightly_constrained_view()
+    assert sum(len(v) for v in view.voids) >= 3
+    rng = np.random.default_rng(5)
+    sampler = DealSampler(view)
+    for _ in range(200):
+        sampled = sampler.game(rng)
+        for s in range(4):
+            assert all("CDHS"[c >> 3] not in view.voids[s] for c in sampled.holding[s])
+            assert len(sampled.holding[s]) == len(game.holding[s])
+        assert all(c >> 3 != sampled.trump for c in sampled.discards)
+
+
+def test_sampler_rejects_a_view_no_deal_meets():
+    import dataclasses
+
+    _, view = _tightly_constrained_view()
+    other = (view.seat + 1) % 4
+    voids = tuple("CDHS" if s == other else v for s, v in enumerate(view.voids))
+    with pytest.raises(ValueError, match="no deal is consistent"):
+        sample_game(dataclasses.replace(view, voids=voids), np.random.default_rng(0))
+
+
+def test_sampler_is_uniform():
+    """Card-by-place frequencies of DealSampler match plain rejection sampling (uniform by construction)."""
+    _, view = _tightly_constrained_view(seed=4)
+    sampler = DealSampler(view)
+    rng = np.random.default_rng(11)
+    places = [*sampler.others, "discards", "kitty"]
+    capacity = sampler.capacity
+    allowed = sampler.allowed
+
+    def rejection() -> list[list[int]]:
+        while True:
+            order = [sampler.pool[i] for i in rng.permutation(len(sampler.pool))]
+            out, start = [], 0
+            for cap in capacity:
+                out.append(order[start : start + cap])
+                start += cap
+            if all(allowed[j][c >> 3] for j, cards in enumerate(out) for c in cards):
+                return out
+
+    n = 3000
+    freq = np.zeros((2, len(places), 32))
+    for k, draw in enumerate((lambda: sampler.deal(rng), rejection)):
+        for _ in range(n):
+            for j, cards in enumerate(draw()):
+                freq[k, j, cards] += 1
+    freq /= n
+    # Two independent estimates of each probability: their difference has sd <= sqrt(2 * 0.25 / n).
+    assert np.abs(freq[0] - freq[1]).max() < 4.5 * np.sqrt(0.5 / n)
+    assert freq[0].sum(axis=1).tolist() == list(capacity)
