@@ -334,14 +334,32 @@ class Solver:
         self.w = np.zeros(SIZE, dtype=np.int64)
         self.w[GC : GC + 32] = GAME_COUNT
         self.gen = 0
+        self._setup: tuple | None = None
 
     @property
     def nodes(self) -> int:
         """Positions searched so far."""
         return int(self.w[NODES])
 
-    def _run(self, hands, trick, leader, trump, game_count, jack_team, consts, first_lead, root: bool) -> tuple[int, np.ndarray]:
-        self.gen += 1
+    def _run(
+        self,
+        hands,
+        trick,
+        leader,
+        trump,
+        game_count,
+        jack_team,
+        consts,
+        first_lead,
+        root: bool,
+        reuse: bool = False,
+        guess: int = 0,
+    ) -> tuple[int, np.ndarray]:
+        # The table's entries hold for one trump and one scoring (consts): kept only while both are.
+        setup = (int(trump), tuple(int(c) for c in consts))
+        if not (reuse and setup == self._setup):
+            self.gen += 1
+        self._setup = setup
         w = self.w
         w[HANDS : HANDS + 4] = hands
         w[TRICKS : TRICKS + len(trick)] = trick
@@ -354,7 +372,7 @@ class Solver:
             best = _search(*args, _NEG, _POS, self.gen, True, left)
             return int(best), w[ROOT : ROOT + 32].copy()
         # MTD(f): null-window tests converge on the exact value; the table keeps bounds between them.
-        lo, hi, g = _NEG, _POS, 0
+        lo, hi, g = _NEG, _POS, guess
         while lo < hi:
             bb = g + 1 if g == lo else g
             g = _search(*args, bb - 1, bb, self.gen, False, left)
@@ -375,10 +393,16 @@ class Solver:
         bidder_team: int,
         bid: int,
         first_lead: bool,
+        reuse: bool = False,
+        guess: int = 0,
     ) -> int:
-        """The exact value for team 0 of a position at the start of a trick (cheaper than :meth:`card_values`)."""
+        """The exact value for team 0 of a position at the start of a trick (cheaper than :meth:`card_values`).
+
+        ``reuse``: keep what the last search learnt if it had the same trump and scoring (positions
+        of another candidate contract on the same deal); ``guess``: a value to start the
+        null-window tests from (the closer, the fewer tests)."""
         consts = (high_team, low_team, bidder_team, bid)
-        return self._run(hands, [], leader, trump, game_count, -1, consts, first_lead, root=False)[0]
+        return self._run(hands, [], leader, trump, game_count, -1, consts, first_lead, root=False, reuse=reuse, guess=guess)[0]
 
     def card_values(
         self,

@@ -125,10 +125,17 @@ class PIMCAgent(Agent):
         if view.phase == Phase.PLAY:
             values = self._play_values(game)
             return {a: sign * float(values[a - PLAY_BASE]) for a in legal}
-        if view.phase == Phase.TRUMP:
-            return {a: sign * self._contract(game, seat, a - TRUMP_BASE, game.high_bid, [], False)[0] for a in legal}
-        if view.phase == Phase.DISCARD:
-            return {a: sign * self._contract(game, seat, game.trump, game.high_bid, [a - DISCARD_BASE], False)[0] for a in legal}
+        if view.phase in (Phase.TRUMP, Phase.DISCARD):
+            # The candidates are close: each search starts from the last one's value (and, for
+            # discards, which keep the trump, from what it learnt).
+            out, value = {}, None
+            for a in legal:
+                if view.phase == Phase.TRUMP:
+                    value = self._contract(game, seat, a - TRUMP_BASE, game.high_bid, [], False, value)[0]
+                else:
+                    value = self._contract(game, seat, game.trump, game.high_bid, [a - DISCARD_BASE], False, value)[0]
+                out[a] = sign * value
+            return out
         # Bidding: one solve of the contract's play for points values every bid.
         hand = game.holding[seat] + game.kitty[: game.rules.kitty_size]
         suit = max({c >> 3 for c in hand}, key=lambda s: estimate_points(hand, s, 0))
@@ -141,9 +148,12 @@ class PIMCAgent(Agent):
             out[a] = 0.0 if bid == 0 else float(ours - theirs if ours >= bid else -bid - theirs)
         return out
 
-    def _contract(self, game: Game, seat: int, trump: int, bid: int, first_discards: list[int], pick_up: bool) -> tuple[int, int]:
+    def _contract(
+        self, game: Game, seat: int, trump: int, bid: int, first_discards: list[int], pick_up: bool, previous: int | None = None
+    ) -> tuple[int, int]:
         """Team 0's exact value when ``seat`` is the bidder with ``trump`` and ``bid`` (0: points only),
-        the discards completed the heuristic way, and how many points the hand awards."""
+        the discards completed the heuristic way, and how many points the hand awards. ``previous``:
+        the value of another candidate on this deal (the solver keeps its table and starts there)."""
         hand = list(game.holding[seat]) + (game.kitty[: game.rules.kitty_size] if pick_up else [])
         discards = list(game.discards) + first_discards
         for c in first_discards:
@@ -158,7 +168,9 @@ class PIMCAgent(Agent):
         counted = [0, 0]
         counted[seat & 1] = sum(GAME_COUNT[c] for c in discards)
         high, low = _decided_points(game, trump, holding, before_play=True)
-        value = self.solver.value([_mask(h) for h in holding], seat, trump, counted, high, low, seat & 1, bid, True)
+        masks = [_mask(h) for h in holding]
+        reuse, guess = previous is not None, previous or 0
+        value = self.solver.value(masks, seat, trump, counted, high, low, seat & 1, bid, True, reuse=reuse, guess=guess)
         jack_in_play = any(c == trump * 8 + JACK for h in holding for c in h)
         return value, (high >= 0) + (low >= 0) + jack_in_play + 1  # Game: a tie is rare, counted as awarded
 

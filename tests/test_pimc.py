@@ -114,6 +114,31 @@ def test_solver_keeps_cards_apart_that_a_card_on_the_table_separates():
     assert {c: int(values[c]) for c in range(32) if values[c] > -9999} == expected
 
 
+def test_solver_reusing_its_table_for_a_close_contract_gives_the_same_values():
+    """value(reuse=True, guess=...) after a search of the same deal with one card swapped equals a fresh search."""
+    rng = np.random.default_rng(7)
+    shared, fresh = Solver(), Solver()
+    for _ in range(40):
+        hands, _, leader = random_ending(rng, 4, 0)
+        spare = next(c for c in range(32) if all(c not in h for h in hands))
+        trump = int(rng.integers(4))
+        args = (
+            leader,
+            trump,
+            (int(rng.integers(0, 20)), int(rng.integers(0, 20))),
+            -1,
+            -1,
+            leader & 1,
+            int(rng.choice([0, 2, 3])),
+            False,
+        )
+        first = [sum(1 << c for c in h) for h in hands]
+        second = list(first)
+        second[leader] = second[leader] & ~(1 << hands[leader][0]) | 1 << spare  # one card swapped
+        previous = shared.value(first, *args)
+        assert shared.value(second, *args, reuse=True, guess=previous) == fresh.value(second, *args)
+
+
 def test_solver_respects_first_lead_rule():
     solver = Solver()
     rng = np.random.default_rng(0)
