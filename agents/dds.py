@@ -90,6 +90,118 @@ def _last_trick(w, leader, trump, gc0, gc1, jack_team):
     return _score(game, jack_team, w[CONSTS], w[CONSTS + 1], w[CONSTS + 2], w[CONSTS + 3])
 
 
+@njit(cache=False, inline="always")
+def _order_moves(w, order, t, n, leader, seat, trump, legal, tt_move):
+    """Write the legal cards to ``w[order:]`` in the order to search them; returns how many."""
+    # Move ordering: a leader tries the best card found here before, then trumps and the other
+    # suits high to low; a follower the cheapest card that wins the trick so far (the led suit,
+    # then trumps), then the others: count cards first if its partner is winning, last if not.
+    m = 0
+    if n == 0:
+        if tt_move >= 0:
+            w[order] = tt_move
+            m = 1
+        for k in range(4):
+            suit = (trump + k) & 3
+            if (legal >> (8 * suit)) & 0xFF == 0:
+                continue
+            for rank in range(7, -1, -1):
+                card = suit * 8 + rank
+                if card != tt_move and (legal >> card) & 1:
+                    w[order + m] = card
+                    m += 1
+    else:
+        winning = w[TRICKS + 4 * t]
+        win_pos = 0
+        for i in range(1, n):
+            c = w[TRICKS + 4 * t + i]
+            if _beats(c, winning, trump):
+                winning = c
+                win_pos = i
+        partner_wins = ((leader + win_pos) & 1) == (seat & 1)
+        led_suit = w[TRICKS + 4 * t] >> 3
+        # Winners, cheapest first: the led suit, then trumps.
+        for k in range(2 if led_suit != trump else 1):
+            suit = led_suit if k == 0 else trump
+            for rank in range(8):
+                card = suit * 8 + rank
+                if (legal >> card) & 1 and _beats(card, winning, trump):
+                    w[order + m] = card
+                    m += 1
+        # Then the others: count cards first when the partner is winning, last when not.
+        start = m
+        sign = 1 if partner_wins else -1
+        for suit in range(4):
+            bits = (legal >> (8 * suit)) & 0xFF
+            for rank in range(8 if bits else 0):
+                card = suit * 8 + rank
+                if (bits >> rank) & 1 and not _beats(card, winning, trump):
+                    key = sign * (w[GC + card] * 8 + rank)
+                    j = m
+                    while j > start and sign * (w[GC + w[order + j - 1]] * 8 + (w[order + j - 1] & 7)) < key:
+                        w[order + j] = w[order + j - 1]
+                        j -= 1
+                    w[order + j] = card
+                    m += 1
+    return m
+
+
+@njit(cache=False, inline="always")
+def _legal_cards(w, t, n, hand, trump, first_lead):
+    """R9, R11: the cards of ``hand`` that may be played now."""
+    if n == 0:
+        return hand & (0xFF << (8 * trump)) if first_lead else hand
+    led = 0xFF << (8 * (w[TRICKS + 4 * t] >> 3))
+    return hand & (led | (0xFF << (8 * trump))) if hand & led else hand
+
+
+@njit(cache=False, inline="always")
+def _in_play(w, t, n, remaining):
+    """Cards still in play: held, or on the table in this trick (a card there separates ranks too)."""
+    for i in range(n):
+        remaining |= 1 << w[TRICKS + 4 * t + i]
+    return remaining
+
+
+@njit(cache=False, inline="always")
+def _equivalent_below(w, card, hand, in_play, jack):
+    """Whether ``card`` need not be searched: the next lower card in play in its suit is also in
+    ``hand``, with the same game-count, neither being the Jack."""
+    if not card & 7:
+        return False
+    lower = card - 1
+    while lower >= (card & ~7) and not (in_play >> lower) & 1:
+        lower -= 1
+    return lower >= (card & ~7) and (hand >> lower) & 1 == 1 and w[GC + lower] == w[GC + card] and card != jack and lower != jack
+
+
+@njit(cache=False, inline="always")
+def _slot(k1, k2, extra):
+    """The transposition-table slot of a position."""
+    h = (k1 * -7046029254386353131) ^ (k2 * -4417276706812531889) ^ (extra * 1609587929392839161)
+    return TT + TT_FIELDS * ((h >> (64 - TT_BITS)) & ((1 << TT_BITS) - 1))
+
+
+@njit(cache=False, inline="always")
+def _store(w, slot, k1, k2, extra, gen, best, best_move, alpha0, beta0):
+    """Keep what a search of the window (alpha0, beta0) learnt: a bound, or the exact value."""
+    if w[slot + 3] != gen or w[slot] != k1 or w[slot + 1] != k2 or w[slot + 2] != extra:
+        w[slot] = k1
+        w[slot + 1] = k2
+        w[slot + 2] = extra
+        w[slot + 3] = gen
+        w[slot + 4] = _NEG
+        w[slot + 5] = _POS
+    w[slot + 6] = best_move
+    if best <= alpha0:
+        w[slot + 5] = min(w[slot + 5], best)
+    elif best >= beta0:
+        w[slot + 4] = max(w[slot + 4], best)
+    else:
+        w[slot + 4] = best
+        w[slot + 5] = best
+
+
 # fmt: off
 # Explicit signatures compile once at import (a few seconds); numba cannot cache this recursive search.
 @njit("int64(int64[:], int64, int64, int64, int64, int64, int64, int64, boolean, int64, int64, int64, boolean, int64)",
@@ -148,8 +260,7 @@ def _search(w, t, n, leader, trump, gc0, gc1, jack_team, first_lead, alpha, beta
         k1 = w[HANDS] | (w[HANDS + 1] << 32)
         k2 = w[HANDS + 2] | (w[HANDS + 3] << 32)
         extra = leader | ((gc0 - gc1 + 128) << 2) | ((jack_team + 1) << 11)
-        h = (k1 * -7046029254386353131) ^ (k2 * -4417276706812531889) ^ (extra * 1609587929392839161)
-        slot = TT + TT_FIELDS * ((h >> (64 - TT_BITS)) & ((1 << TT_BITS) - 1))
+        slot = _slot(k1, k2, extra)
         if w[slot + 3] == gen and w[slot] == k1 and w[slot + 1] == k2 and w[slot + 2] == extra:
             lower = w[slot + 4]
             upper = w[slot + 5]
@@ -166,83 +277,18 @@ def _search(w, t, n, leader, trump, gc0, gc1, jack_team, first_lead, alpha, beta
                 return lower
     seat = (leader + n) & 3
     hand = w[HANDS + seat]
-    # R9, R11: the legal cards.
-    legal = hand
-    if n == 0:
-        if first_lead:
-            legal = hand & (0xFF << (8 * trump))
-    else:
-        led = 0xFF << (8 * (w[TRICKS + 4 * t] >> 3))
-        if hand & led:
-            legal = hand & (led | (0xFF << (8 * trump)))
+    legal = _legal_cards(w, t, n, hand, trump, first_lead)
     maximise = (seat & 1) == 0
     best = _NEG if maximise else _POS
     best_move = -1
-    # Move ordering: a leader tries the best card found here before, then trumps and the other
-    # suits high to low; a follower the cheapest card that wins the trick so far (the led suit,
-    # then trumps), then the others: count cards first if its partner is winning, last if not.
     order = ORDERS + 32 * (4 * t + n)
-    m = 0
-    if n == 0:
-        if tt_move >= 0:
-            w[order] = tt_move
-            m = 1
-        for k in range(4):
-            suit = (trump + k) & 3
-            if (legal >> (8 * suit)) & 0xFF == 0:
-                continue
-            for rank in range(7, -1, -1):
-                card = suit * 8 + rank
-                if card != tt_move and (legal >> card) & 1:
-                    w[order + m] = card
-                    m += 1
-    else:
-        winning = w[TRICKS + 4 * t]
-        win_pos = 0
-        for i in range(1, n):
-            c = w[TRICKS + 4 * t + i]
-            if _beats(c, winning, trump):
-                winning = c
-                win_pos = i
-        partner_wins = ((leader + win_pos) & 1) == (seat & 1)
-        led_suit = w[TRICKS + 4 * t] >> 3
-        # Winners, cheapest first: the led suit, then trumps.
-        for k in range(2 if led_suit != trump else 1):
-            suit = led_suit if k == 0 else trump
-            for rank in range(8):
-                card = suit * 8 + rank
-                if (legal >> card) & 1 and _beats(card, winning, trump):
-                    w[order + m] = card
-                    m += 1
-        # Then the others: count cards first when the partner is winning, last when not.
-        start = m
-        sign = 1 if partner_wins else -1
-        for suit in range(4):
-            bits = (legal >> (8 * suit)) & 0xFF
-            for rank in range(8 if bits else 0):
-                card = suit * 8 + rank
-                if (bits >> rank) & 1 and not _beats(card, winning, trump):
-                    key = sign * (w[GC + card] * 8 + rank)
-                    j = m
-                    while j > start and sign * (w[GC + w[order + j - 1]] * 8 + (w[order + j - 1] & 7)) < key:
-                        w[order + j] = w[order + j - 1]
-                        j -= 1
-                    w[order + j] = card
-                    m += 1
+    m = _order_moves(w, order, t, n, leader, seat, trump, legal, tt_move)
     guess = 0
-    # Cards still in play: held, or on the table in this trick (a card there separates ranks too).
-    in_play = remaining
-    for i in range(n):
-        in_play |= 1 << w[TRICKS + 4 * t + i]
+    in_play = _in_play(w, t, n, remaining)
     for idx in range(m):
         card = w[order + idx]
-        # Equivalent cards: the next lower card still in play in this suit is also ours, same count, no jack.
-        if card & 7 and not is_root:
-            lower = card - 1
-            while lower >= (card & ~7) and not (in_play >> lower) & 1:
-                lower -= 1
-            if lower >= (card & ~7) and (hand >> lower) & 1 and w[GC + lower] == w[GC + card] and card != jack and lower != jack:
-                continue
+        if not is_root and _equivalent_below(w, card, hand, in_play, jack):
+            continue
         w[HANDS + seat] = hand & ~(1 << card)
         w[TRICKS + 4 * t + n] = card
         # The position after the card.
@@ -308,21 +354,7 @@ def _search(w, t, n, leader, trump, gc0, gc1, jack_team, first_lead, alpha, beta
         if alpha >= beta and not is_root:
             break
     if slot >= 0:
-        if w[slot + 3] != gen or w[slot] != k1 or w[slot + 1] != k2 or w[slot + 2] != extra:
-            w[slot] = k1
-            w[slot + 1] = k2
-            w[slot + 2] = extra
-            w[slot + 3] = gen
-            w[slot + 4] = _NEG
-            w[slot + 5] = _POS
-        w[slot + 6] = best_move
-        if best <= alpha0:
-            w[slot + 5] = min(w[slot + 5], best)
-        elif best >= beta0:
-            w[slot + 4] = max(w[slot + 4], best)
-        else:
-            w[slot + 4] = best
-            w[slot + 5] = best
+        _store(w, slot, k1, k2, extra, gen, best, best_move, alpha0, beta0)
     return best
 # fmt: on
 
