@@ -153,7 +153,8 @@ class PIMCAgent(Agent):
     ) -> tuple[int, int]:
         """Team 0's exact value when ``seat`` is the bidder with ``trump`` and ``bid`` (0: points only),
         the discards completed the heuristic way, and how many points the hand awards. ``previous``:
-        the value of another candidate on this deal (the solver keeps its table and starts there)."""
+        the value of another candidate on this deal: the search starts there, and keeps the
+        solver's table if the trump is the same."""
         hand = list(game.holding[seat]) + (game.kitty[: game.rules.kitty_size] if pick_up else [])
         discards = list(game.discards) + first_discards
         for c in first_discards:
