@@ -19,38 +19,21 @@ import time
 import numpy as np
 
 
-class Runner:
-    """Plays random legal actions in one env, counting agent-steps and the time they took."""
+class Rounds:
+    """Agent-steps counted over rounds of play; a subclass plays a few steps in ``play_some``."""
 
-    def __init__(self, make_env, seed: int = 0) -> None:
-        self.env = make_env()
-        self.rng = random.Random(seed)
-        self.seed = seed
-        self.steps = self.episodes = 0
-        self.seconds = 0.0
-        self.iterator = iter(())
+    steps = 0
+    seconds = 0.0
+
+    def play_some(self) -> int:
+        raise NotImplementedError
 
     def run(self, seconds: float) -> float:
         """Play for about ``seconds``; returns the agent-steps per second of this round."""
-        env, rng = self.env, self.rng
         steps = 0
         start = time.perf_counter()
-        deadline = start + seconds
-        while time.perf_counter() < deadline:
-            for _ in range(100):
-                agent = next(self.iterator, None)
-                if agent is None:
-                    env.reset(seed=self.seed + self.episodes)
-                    self.episodes += 1
-                    self.iterator = iter(env.agent_iter())
-                    continue
-                obs, _, terminated, truncated, _ = env.last()
-                if terminated or truncated:
-                    env.step(None)
-                    continue
-                legal = np.flatnonzero(obs["action_mask"])
-                env.step(int(legal[rng.randrange(len(legal))]))
-                steps += 1
+        while time.perf_counter() - start < seconds:
+            steps += self.play_some()
         elapsed = time.perf_counter() - start
         self.steps += steps
         self.seconds += elapsed
@@ -58,7 +41,38 @@ class Runner:
 
     @property
     def rate(self) -> float:
+        """Agent-steps per second over every round so far."""
         return self.steps / self.seconds
+
+
+class Runner(Rounds):
+    """Plays random legal actions in one PettingZoo AEC env."""
+
+    def __init__(self, make_env, seed: int = 0) -> None:
+        self.env = make_env()
+        self.rng = random.Random(seed)
+        self.seed = seed
+        self.episodes = 0
+        self.iterator = iter(())
+
+    def play_some(self) -> int:
+        env, rng = self.env, self.rng
+        steps = 0
+        for _ in range(100):
+            agent = next(self.iterator, None)
+            if agent is None:
+                env.reset(seed=self.seed + self.episodes)
+                self.episodes += 1
+                self.iterator = iter(env.agent_iter())
+                continue
+            obs, _, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                env.step(None)
+                continue
+            legal = np.flatnonzero(obs["action_mask"])
+            env.step(int(legal[rng.randrange(len(legal))]))
+            steps += 1
+        return steps
 
 
 def main() -> None:

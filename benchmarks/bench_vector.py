@@ -12,12 +12,13 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
+
+from bench_env import Rounds, Runner  # noqa: E402
 
 
 def peak_memory_per_game(num_envs: int) -> float:
@@ -40,8 +41,8 @@ def peak_memory_per_game(num_envs: int) -> float:
     return peak / num_envs
 
 
-class Vector:
-    """Random legal play in a SmearVectorEnv of B games, measured in rounds."""
+class Vector(Rounds):
+    """Random legal play in a SmearVectorEnv of B games."""
 
     def __init__(self, num_envs: int, copy: bool = True) -> None:
         from smear_env import SmearVectorEnv
@@ -49,26 +50,13 @@ class Vector:
         self.venv = SmearVectorEnv(num_envs, seed=0, copy=copy)
         self.venv.reset()
         self.rng = np.random.default_rng(0)
-        self.steps, self.seconds = 0, 0.0
 
-    def run(self, seconds: float) -> float:
-        venv, rng = self.venv, self.rng
-        steps = 0
-        start = time.perf_counter()
-        while time.perf_counter() - start < seconds:
-            venv.step(venv.sample_actions(rng))
-            steps += venv.num_envs
-        elapsed = time.perf_counter() - start
-        self.steps += steps
-        self.seconds += elapsed
-        return steps / elapsed
-
-    @property
-    def rate(self) -> float:
-        return self.steps / self.seconds
+    def play_some(self) -> int:
+        self.venv.step(self.venv.sample_actions(self.rng))
+        return self.venv.num_envs
 
 
-class Hearts:
+class Hearts(Rounds):
     """OpenSpiel's hearts with random legal actions, its information-state tensor read every step."""
 
     def __init__(self) -> None:
@@ -80,35 +68,24 @@ class Hearts:
         self.observer = make_observation(self.game, pyspiel.IIGObservationType(perfect_recall=True))
         self.rng = np.random.default_rng(0)
         self.state = self.game.new_initial_state()
-        self.steps, self.seconds = 0, 0.0
 
-    def run(self, seconds: float) -> float:
-        rng, observer = self.rng, self.observer
-        state = self.state
+    def play_some(self) -> int:
+        rng, observer, state = self.rng, self.observer, self.state
         steps = 0
-        start = time.perf_counter()
-        while time.perf_counter() - start < seconds:
-            for _ in range(100):
-                if state.is_terminal():
-                    state = self.game.new_initial_state()
-                if state.is_chance_node():
-                    outcomes = state.chance_outcomes()
-                    state.apply_action(outcomes[rng.integers(len(outcomes))][0])
-                    continue
-                observer.set_from(state, state.current_player())
-                _ = observer.tensor
-                legal = state.legal_actions()
-                state.apply_action(legal[rng.integers(len(legal))])
-                steps += 1
+        for _ in range(100):
+            if state.is_terminal():
+                state = self.game.new_initial_state()
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                state.apply_action(outcomes[rng.integers(len(outcomes))][0])
+                continue
+            observer.set_from(state, state.current_player())
+            _ = observer.tensor
+            legal = state.legal_actions()
+            state.apply_action(legal[rng.integers(len(legal))])
+            steps += 1
         self.state = state
-        elapsed = time.perf_counter() - start
-        self.steps += steps
-        self.seconds += elapsed
-        return steps / elapsed
-
-    @property
-    def rate(self) -> float:
-        return self.steps / self.seconds
+        return steps
 
 
 def main() -> None:
@@ -118,8 +95,6 @@ def main() -> None:
     args = parser.parse_args()
     if hasattr(os, "sched_getaffinity"):
         print(f"cores available to this process: {len(os.sched_getaffinity(0))}")
-
-    from bench_env import Runner
 
     import smear_env
 
