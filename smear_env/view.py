@@ -11,7 +11,6 @@ the deals consistent with it, for determinized (PIMC) search.
 from __future__ import annotations
 
 import bisect
-import itertools
 import math
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -251,8 +250,8 @@ class DealSampler:
         self._tricks = [(t.leader, [(s, CARD_INDEX[c]) for s, c in t.plays], t.winner) for t in view.tricks]
         self._trick = [(s, CARD_INDEX[c]) for s, c in view.trick]
         self._voids = [[SUITS[u] in view.voids[s] for u in range(4)] for s in range(4)]
-        self._ways: dict[tuple[int, tuple[int, ...]], int] = {}
-        self._splits: dict[tuple[int, tuple[int, ...]], tuple[list[tuple[int, ...]], list[int]]] = {}
+        # _choices[(k, left)]: the splits place k may take, with cumulative deal counts to draw from.
+        self._choices: dict[tuple[int, tuple[int, ...]], tuple[list[tuple[int, ...]], list[int]]] = {}
         if self._count(0, counts) == 0:
             raise ValueError("sample_game: no deal is consistent with this view")
 
@@ -266,15 +265,19 @@ class DealSampler:
         if k == len(places) - 1:
             return math.comb(sum(n for n, fits in zip(left, ok, strict=True) if fits), cap)
         key = (k, left)
-        if key not in self._ways:
-            self._ways[key] = sum(self._weight(k, left, split) for split in _splits(cap, left, ok))
-        return self._ways[key]
-
-    def _weight(self, k: int, left: tuple[int, ...], split: tuple[int, ...]) -> int:
-        ways = 1
-        for n, x in zip(left, split, strict=True):
-            ways *= math.comb(n, x)
-        return ways * self._count(k + 1, tuple(n - x for n, x in zip(left, split, strict=True)))
+        if key not in self._choices:
+            splits, cumulative, total = [], [], 0
+            for split in _splits(cap, left, ok):
+                ways = self._count(k + 1, tuple(n - x for n, x in zip(left, split, strict=True)))
+                for n, x in zip(left, split, strict=True):
+                    ways *= math.comb(n, x)
+                if ways:
+                    total += ways
+                    splits.append(split)
+                    cumulative.append(total)
+            self._choices[key] = splits, cumulative
+        cumulative = self._choices[key][1]
+        return cumulative[-1] if cumulative else 0
 
     def deal(self, rng: np.random.Generator) -> list[list[int]]:
         """The hidden cards of one uniformly random deal, by place (the others' hands in seat
@@ -286,11 +289,7 @@ class DealSampler:
         places: list[list[int]] = [[] for _ in range(5)]
         left = tuple(len(cards) for cards in by_suit)
         for k, j in enumerate(self.constrained[:-1]):
-            key = (k, left)
-            if key not in self._splits:
-                splits = list(_splits(self.capacity[j], left, self.allowed[j]))
-                self._splits[key] = splits, list(itertools.accumulate(self._weight(k, left, x) for x in splits))
-            splits, cumulative = self._splits[key]
+            splits, cumulative = self._choices[(k, left)]  # counted by _count for every reachable split
             split = splits[min(bisect.bisect_right(cumulative, rng.random() * cumulative[-1]), len(splits) - 1)]
             for suit, x in enumerate(split):
                 places[j].extend(by_suit[suit][:x])
