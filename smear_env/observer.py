@@ -157,7 +157,8 @@ def encode_knowledge(k: Knowledge, out: np.ndarray | None = None) -> np.ndarray:
     mine = me & 1
     rel = _REL[me]  # absolute seat -> relative seat
     # What changes only with the phase, a bid or a discard, and what the completed tricks add
-    # (once a trick), are kept per hand in the game's cache.
+    # (once a trick), are kept per hand in the game's cache: keys (seat, phase, bids, discards)
+    # and (tricks, score, score) respectively.
     key = (me, phase, len(bids), 0 if discards is None else len(discards))
     static = cache.get(key) if cache is not None else None
     if static is None:
