@@ -27,6 +27,13 @@ from numba import njit
 from smear_env.cards import GAME_COUNT
 
 TT_BITS = 16
+# Bit tricks: the lowest set bit of a 32-bit mask by a de Bruijn multiply, the highest of a byte.
+_DE_BRUIJN = 0x077CB531
+_LOWEST = np.zeros(32, dtype=np.int64)
+_LOWEST[[((_DE_BRUIJN << i) & 0xFFFFFFFF) >> 27 for i in range(32)]] = range(32)
+_HIGHEST = np.array([-1] + [b.bit_length() - 1 for b in range(1, 256)], dtype=np.int64)
+# Followers not winning the trick order their other cards by game-count, then rank.
+_COUNT_RANK = np.array([GAME_COUNT[c] * 8 + (c & 7) for c in range(32)], dtype=np.int64)
 _NEG, _POS = -1000, 1000
 # Workspace layout (int64 offsets).
 HANDS = 0  # 4 hands as card bit masks
@@ -36,9 +43,17 @@ GC = 40  # game-count of each card
 ROOT = 72  # value of each root card (-9999: not legal)
 ORDERS = 104  # move lists, 32 per depth 4 t + n
 NODES = ORDERS + 33 * 32  # positions searched
-TT = NODES + 8  # the table: TT_FIELDS per slot
-TT_FIELDS = 7  # key 1, key 2, extra, generation, lower bound, upper bound, best card
+SCORES = NODES + 8  # the final value by Jack team and Game team (-1, 0, 1 each): 3 x 3
+KILLERS = SCORES + 16  # per trick: the last lead that caused a cut-off (-1: none)
+TT = KILLERS + 8  # the table: TT_FIELDS per slot
+TT_FIELDS = 4  # key 1, key 2, extra | generation << 16, lower bound | upper bound << 12 | best card << 24 (each offset)
 SIZE = TT + TT_FIELDS * (1 << TT_BITS)
+
+
+@njit(cache=False, inline="always")
+def _low(x):
+    """The lowest set bit's index of a nonzero mask below 2**32."""
+    return _LOWEST[(((x & -x) * _DE_BRUIJN) & 0xFFFFFFFF) >> 27]
 
 
 @njit("int64(int64, int64, int64, int64, int64, int64)", cache=False)
@@ -70,10 +85,7 @@ def _last_trick(w, leader, trump, gc0, gc1, jack_team):
     count = 0
     has_jack = False
     for i in range(4):
-        h = w[HANDS + ((leader + i) & 3)]
-        card = 0
-        while not (h >> card) & 1:
-            card += 1
+        card = _low(w[HANDS + ((leader + i) & 3)])
         count += w[GC + card]
         has_jack |= card == trump * 8 + 4
         if i == 0 or _beats(card, best, trump):
@@ -87,62 +99,81 @@ def _last_trick(w, leader, trump, gc0, gc1, jack_team):
     else:
         gc1 += count
     game = -1 if gc0 == gc1 else (0 if gc0 > gc1 else 1)
-    return _score(game, jack_team, w[CONSTS], w[CONSTS + 1], w[CONSTS + 2], w[CONSTS + 3])
+    return w[SCORES + 3 * jack_team + game + 4]
 
 
 @njit(cache=False, inline="always")
 def _order_moves(w, order, t, n, leader, seat, trump, legal, tt_move):
     """Write the legal cards to ``w[order:]`` in the order to search them; returns how many."""
-    # Move ordering: a leader tries the best card found here before, then trumps and the other
-    # suits high to low; a follower the cheapest card that wins the trick so far (the led suit,
-    # then trumps), then the others: count cards first if its partner is winning, last if not.
+    # Move ordering: a leader tries the best card found here before, then the last lead that
+    # caused a cut-off in this trick, then trumps and the other suits high to low; a follower
+    # the cheapest card that wins the trick so far (the led suit, then trumps), then the
+    # others: count cards first if its partner is winning, last if not.
     m = 0
     if n == 0:
         if tt_move >= 0:
             w[order] = tt_move
             m = 1
+            legal &= ~(1 << tt_move)
+        killer = w[KILLERS + t]
+        if killer >= 0 and (legal >> killer) & 1:
+            w[order + m] = killer
+            m += 1
+            legal &= ~(1 << killer)
         for k in range(4):
             suit = (trump + k) & 3
-            if (legal >> (8 * suit)) & 0xFF == 0:
-                continue
-            for rank in range(7, -1, -1):
-                card = suit * 8 + rank
-                if card != tt_move and (legal >> card) & 1:
-                    w[order + m] = card
-                    m += 1
-    else:
-        winning = w[TRICKS + 4 * t]
-        win_pos = 0
-        for i in range(1, n):
-            c = w[TRICKS + 4 * t + i]
-            if _beats(c, winning, trump):
-                winning = c
-                win_pos = i
-        partner_wins = ((leader + win_pos) & 1) == (seat & 1)
-        led_suit = w[TRICKS + 4 * t] >> 3
-        # Winners, cheapest first: the led suit, then trumps.
-        for k in range(2 if led_suit != trump else 1):
-            suit = led_suit if k == 0 else trump
-            for rank in range(8):
-                card = suit * 8 + rank
-                if (legal >> card) & 1 and _beats(card, winning, trump):
-                    w[order + m] = card
-                    m += 1
-        # Then the others: count cards first when the partner is winning, last when not.
-        start = m
-        sign = 1 if partner_wins else -1
-        for suit in range(4):
             bits = (legal >> (8 * suit)) & 0xFF
-            for rank in range(8 if bits else 0):
-                card = suit * 8 + rank
-                if (bits >> rank) & 1 and not _beats(card, winning, trump):
-                    key = sign * (w[GC + card] * 8 + rank)
-                    j = m
-                    while j > start and sign * (w[GC + w[order + j - 1]] * 8 + (w[order + j - 1] & 7)) < key:
-                        w[order + j] = w[order + j - 1]
-                        j -= 1
-                    w[order + j] = card
-                    m += 1
+            while bits:
+                rank = _HIGHEST[bits]
+                bits ^= 1 << rank
+                w[order + m] = suit * 8 + rank
+                m += 1
+        return m
+    base = TRICKS + 4 * t
+    winning = w[base]
+    win_pos = 0
+    for i in range(1, n):
+        c = w[base + i]
+        if _beats(c, winning, trump):
+            winning = c
+            win_pos = i
+    partner_wins = ((leader + win_pos) & 1) == (seat & 1)
+    led_suit = w[base] >> 3
+    trumps = 0xFF << (8 * trump)
+    above = -(2 << winning)  # the cards above the winning one, in its suit or a higher suit
+    if winning >> 3 == led_suit:
+        first = legal & (0xFF << (8 * led_suit)) & above
+        second = legal & trumps if led_suit != trump else 0
+    else:
+        first = legal & trumps & above
+        second = 0
+    # Winners, cheapest first: the led suit, then trumps.
+    while first:
+        card = _low(first)
+        first ^= 1 << card
+        w[order + m] = card
+        m += 1
+    while second:
+        card = _low(second)
+        second ^= 1 << card
+        w[order + m] = card
+        m += 1
+    # Then the others: count cards first when the partner is winning, last when not.
+    rest = legal
+    for i in range(m):
+        rest &= ~(1 << w[order + i])
+    start = m
+    sign = 1 if partner_wins else -1
+    while rest:
+        card = _low(rest)
+        rest ^= 1 << card
+        key = sign * _COUNT_RANK[card]
+        j = m
+        while j > start and sign * _COUNT_RANK[w[order + j - 1]] < key:
+            w[order + j] = w[order + j - 1]
+            j -= 1
+        w[order + j] = card
+        m += 1
     return m
 
 
@@ -167,12 +198,12 @@ def _in_play(w, t, n, remaining):
 def _equivalent_below(w, card, hand, in_play, jack):
     """Whether ``card`` need not be searched: the next lower card in play in its suit is also in
     ``hand``, with the same game-count, neither being the Jack."""
-    if not card & 7:
+    suit = card & ~7
+    below = (in_play >> suit) & ((1 << (card & 7)) - 1)
+    if not below:
         return False
-    lower = card - 1
-    while lower >= (card & ~7) and not (in_play >> lower) & 1:
-        lower -= 1
-    return lower >= (card & ~7) and (hand >> lower) & 1 == 1 and w[GC + lower] == w[GC + card] and card != jack and lower != jack
+    lower = suit + _HIGHEST[below]
+    return (hand >> lower) & 1 == 1 and w[GC + lower] == w[GC + card] and card != jack and lower != jack
 
 
 @njit(cache=False, inline="always")
@@ -183,23 +214,26 @@ def _slot(k1, k2, extra):
 
 
 @njit(cache=False, inline="always")
-def _store(w, slot, k1, k2, extra, gen, best, best_move, alpha0, beta0):
+def _store(w, slot, k1, k2, meta, best, best_move, alpha0, beta0):
     """Keep what a search of the window (alpha0, beta0) learnt: a bound, or the exact value."""
-    if w[slot + 3] != gen or w[slot] != k1 or w[slot + 1] != k2 or w[slot + 2] != extra:
+    lower = _NEG
+    upper = _POS
+    if w[slot + 2] == meta and w[slot] == k1 and w[slot + 1] == k2:
+        data = w[slot + 3]
+        lower = (data & 0xFFF) - 2048
+        upper = ((data >> 12) & 0xFFF) - 2048
+    else:
         w[slot] = k1
         w[slot + 1] = k2
-        w[slot + 2] = extra
-        w[slot + 3] = gen
-        w[slot + 4] = _NEG
-        w[slot + 5] = _POS
-    w[slot + 6] = best_move
+        w[slot + 2] = meta
     if best <= alpha0:
-        w[slot + 5] = min(w[slot + 5], best)
+        upper = min(upper, best)
     elif best >= beta0:
-        w[slot + 4] = max(w[slot + 4], best)
+        lower = max(lower, best)
     else:
-        w[slot + 4] = best
-        w[slot + 5] = best
+        lower = best
+        upper = best
+    w[slot + 3] = (lower + 2048) | ((upper + 2048) << 12) | ((best_move + 1) << 24)
 
 
 # fmt: off
@@ -213,10 +247,6 @@ def _search(w, t, n, leader, trump, gc0, gc1, jack_team, first_lead, alpha, beta
         h = w[HANDS + leader]
         if h != 0 and h & (h - 1) == 0:
             return _last_trick(w, leader, trump, gc0, gc1, jack_team)
-    high_team = w[CONSTS]
-    low_team = w[CONSTS + 1]
-    bid_team = w[CONSTS + 2]
-    bid = w[CONSTS + 3]
     remaining = w[HANDS] | w[HANDS + 1] | w[HANDS + 2] | w[HANDS + 3]
     jack = trump * 8 + 4
     slot = -1
@@ -250,7 +280,7 @@ def _search(w, t, n, leader, trump, gc0, gc1, jack_team, first_lead, alpha, beta
                     continue
                 if game == -1 and not (abs(gc0 - gc1) <= left and (left - abs(gc0 - gc1)) % 2 == 0):
                     continue
-                v = _score(game, jt, high_team, low_team, bid_team, bid)
+                v = w[SCORES + 3 * jt + game + 4]
                 lowest = min(lowest, v)
                 highest = max(highest, v)
         if lowest == highest or highest <= alpha:
@@ -261,10 +291,12 @@ def _search(w, t, n, leader, trump, gc0, gc1, jack_team, first_lead, alpha, beta
         k2 = w[HANDS + 2] | (w[HANDS + 3] << 32)
         extra = leader | ((gc0 - gc1 + 128) << 2) | ((jack_team + 1) << 11)
         slot = _slot(k1, k2, extra)
-        if w[slot + 3] == gen and w[slot] == k1 and w[slot + 1] == k2 and w[slot + 2] == extra:
-            lower = w[slot + 4]
-            upper = w[slot + 5]
-            tt_move = w[slot + 6]
+        extra |= gen << 16
+        if w[slot + 2] == extra and w[slot] == k1 and w[slot + 1] == k2:
+            data = w[slot + 3]
+            lower = (data & 0xFFF) - 2048
+            upper = ((data >> 12) & 0xFFF) - 2048
+            tt_move = (data >> 24) - 1
             if lower >= beta:
                 return lower
             if upper <= alpha:
@@ -320,7 +352,9 @@ def _search(w, t, n, leader, trump, gc0, gc1, jack_team, first_lead, alpha, beta
                 ng0 += count
             else:
                 ng1 += count
-        if is_root:
+        if n == 3 and not is_root and w[HANDS + nl] != 0 and w[HANDS + nl] & (w[HANDS + nl] - 1) == 0:
+            v = _last_trick(w, nl, trump, ng0, ng1, nj)
+        elif is_root:
             # Every root card gets an exact value: null-window tests (MTD(f)) from the last card's value,
             # the transposition table carrying bounds from one test to the next.
             lo = _NEG
@@ -352,11 +386,44 @@ def _search(w, t, n, leader, trump, gc0, gc1, jack_team, first_lead, alpha, beta
             if best < beta:
                 beta = best
         if alpha >= beta and not is_root:
+            if n == 0:
+                w[KILLERS + t] = card
             break
     if slot >= 0:
-        _store(w, slot, k1, k2, extra, gen, best, best_move, alpha0, beta0)
+        _store(w, slot, k1, k2, extra, best, best_move, alpha0, beta0)
     return best
 # fmt: on
+
+
+@njit("int64(int64[:], int64, int64, int64, int64, int64, int64, boolean, int64, boolean, int64)", cache=False)
+def _solve(w, n, leader, trump, gc0, gc1, jack_team, first_lead, gen, root, guess):
+    """Set up the scoring table and search: every root card's exact value (``root``), or the
+    position's exact value by MTD(f): null-window tests from ``guess``, the table keeping
+    bounds between them."""
+    for jt in range(-1, 2):
+        for game in range(-1, 2):
+            w[SCORES + 3 * jt + game + 4] = _score(game, jt, w[CONSTS], w[CONSTS + 1], w[CONSTS + 2], w[CONSTS + 3])
+    left = 0
+    held = w[HANDS] | w[HANDS + 1] | w[HANDS + 2] | w[HANDS + 3]
+    for c in range(32):
+        left += w[GC + c] * ((held >> c) & 1)
+    for i in range(n):
+        left += w[GC + w[TRICKS + i]]
+    if root:
+        for c in range(32):
+            w[ROOT + c] = -9999
+        return _search(w, 0, n, leader, trump, gc0, gc1, jack_team, first_lead, _NEG, _POS, gen, True, left)
+    lo = _NEG
+    hi = _POS
+    g = guess
+    while lo < hi:
+        bb = g + 1 if g == lo else g
+        g = _search(w, 0, n, leader, trump, gc0, gc1, jack_team, first_lead, bb - 1, bb, gen, False, left)
+        if g < bb:
+            hi = g
+        else:
+            lo = g
+    return lo
 
 
 class Solver:
@@ -365,6 +432,7 @@ class Solver:
     def __init__(self) -> None:
         self.w = np.zeros(SIZE, dtype=np.int64)
         self.w[GC : GC + 32] = GAME_COUNT
+        self.w[KILLERS : KILLERS + 8] = -1
         self.gen = 0
         self._setup: tuple | None = None
 
@@ -386,33 +454,20 @@ class Solver:
         root: bool,
         reuse: bool = False,
         guess: int = 0,
-    ) -> tuple[int, np.ndarray]:
+    ) -> int:
         # The table's entries hold for one trump and one scoring (consts): kept only while both are.
         setup = (int(trump), tuple(int(c) for c in consts))
         if not (reuse and setup == self._setup):
             self.gen += 1
         self._setup = setup
         w = self.w
-        w[HANDS : HANDS + 4] = hands
-        w[TRICKS : TRICKS + len(trick)] = trick
-        w[CONSTS : CONSTS + 4] = consts
-        w[ROOT : ROOT + 32] = -9999
-        held = w[HANDS] | w[HANDS + 1] | w[HANDS + 2] | w[HANDS + 3]
-        left = sum(GAME_COUNT[c] for c in range(32) if held >> c & 1) + sum(GAME_COUNT[c] for c in trick)
-        args = (w, 0, len(trick), int(leader), int(trump), int(game_count[0]), int(game_count[1]), int(jack_team), bool(first_lead))  # fmt: skip
-        if root:
-            best = _search(*args, _NEG, _POS, self.gen, True, left)
-            return int(best), w[ROOT : ROOT + 32].copy()
-        # MTD(f): null-window tests converge on the exact value; the table keeps bounds between them.
-        lo, hi, g = _NEG, _POS, guess
-        while lo < hi:
-            bb = g + 1 if g == lo else g
-            g = _search(*args, bb - 1, bb, self.gen, False, left)
-            if g < bb:
-                hi = g
-            else:
-                lo = g
-        return int(lo), w[ROOT : ROOT + 32]
+        for i in range(4):
+            w[HANDS + i] = hands[i]
+        for i, card in enumerate(trick):
+            w[TRICKS + i] = card
+        for i in range(4):
+            w[CONSTS + i] = consts[i]
+        return _solve(w, len(trick), leader, trump, game_count[0], game_count[1], jack_team, first_lead, self.gen, root, guess)
 
     def value(
         self,
@@ -434,7 +489,7 @@ class Solver:
         of another candidate contract on the same deal); ``guess``: a value to start the
         null-window tests from (the closer, the fewer tests)."""
         consts = (high_team, low_team, bidder_team, bid)
-        return self._run(hands, [], leader, trump, game_count, -1, consts, first_lead, root=False, reuse=reuse, guess=guess)[0]
+        return self._run(hands, [], leader, trump, game_count, -1, consts, first_lead, root=False, reuse=reuse, guess=guess)
 
     def card_values(
         self,
@@ -458,4 +513,5 @@ class Solver:
         ``high_team``, ``low_team`` -1 for nobody. ``bid`` 0 scores points taken, unset.
         """
         consts = (high_team, low_team, bidder_team, bid)
-        return self._run(hands, trick, leader, trump, game_count, jack_team, consts, first_lead, root=True)[1]
+        self._run(hands, trick, leader, trump, game_count, jack_team, consts, first_lead, root=True)
+        return self.w[ROOT : ROOT + 32].copy()
