@@ -45,7 +45,8 @@ ORDERS = 104  # move lists, 32 per depth 4 t + n
 NODES = ORDERS + 33 * 32  # positions searched
 SCORES = NODES + 8  # the final value by Jack team and Game team (-1, 0, 1 each): 3 x 3
 KILLERS = SCORES + 16  # per trick: the last lead that caused a cut-off (-1: none)
-TT = KILLERS + 8  # the table: TT_FIELDS per slot
+RANGES = KILLERS + 8  # lowest and highest value by Jack (nobody, team 0, team 1, open) x who may get Game (3 bits)
+TT = RANGES + 64  # the table: TT_FIELDS per slot
 TT_FIELDS = 4  # key 1, key 2, extra | generation << 16, lower bound | upper bound << 12 | best card << 24 (each offset)
 SIZE = TT + TT_FIELDS * (1 << TT_BITS)
 
@@ -207,6 +208,33 @@ def _equivalent_below(w, card, hand, in_play, jack):
 
 
 @njit(cache=False, inline="always")
+def _value_range(w, held, in_play, trump, gc0, gc1, left, jack_team):
+    """The lowest and highest final values still possible, from the table :func:`_solve` fills:
+    who may get the Jack (``in_play``: held or on the table), who may get Game (or a tie), with
+    ``left`` game-count still to take."""
+    jack = trump * 8 + 4
+    jack_code = jack_team + 1
+    if (in_play >> jack) & 1:
+        jack_code = 3
+        if (held >> jack) & 1:
+            # The Jack goes to its holder's team if that team holds every trump still out above it.
+            holder = 0 if (w[HANDS] | w[HANDS + 2]) >> jack & 1 else 1
+            above = in_play & (0xE0 << (8 * trump))
+            if above & (w[HANDS + holder] | w[HANDS + holder + 2]) == above:
+                jack_code = holder + 1
+    d = gc0 - gc1
+    game = 0  # bit 0: team 0 may get Game, bit 1: team 1 may, bit 2: a tie may come
+    if d + left > 0:
+        game |= 1
+    if left - d > 0:
+        game |= 2
+    if abs(d) <= left and (left - abs(d)) % 2 == 0:
+        game |= 4
+    i = RANGES + 2 * (8 * jack_code + game)
+    return w[i], w[i + 1]
+
+
+@njit(cache=False, inline="always")
 def _slot(k1, k2, extra):
     """The transposition-table slot of a position."""
     h = (k1 * -7046029254386353131) ^ (k2 * -4417276706812531889) ^ (extra * 1609587929392839161)
@@ -257,32 +285,7 @@ def _search(w, t, n, leader, trump, gc0, gc1, jack_team, first_lead, alpha, beta
     alpha0 = alpha
     beta0 = beta
     if n == 0 and not is_root:
-        # Bounds from what is still open: who gets the Jack, who gets Game (or a tie).
-        jack_open = (remaining >> jack) & 1 == 1
-        jack_fixed = jack_team
-        if jack_open:
-            # The Jack goes to its holder's team if that team holds every trump still out above it.
-            holder = 0 if (w[HANDS] | w[HANDS + 2]) >> jack & 1 else 1
-            above = remaining & (0xE0 << (8 * trump))
-            if above & (w[HANDS + holder] | w[HANDS + holder + 2]) == above:
-                jack_open = False
-                jack_fixed = holder
-        lowest = _POS
-        highest = _NEG
-        for option in range(3):  # the Jack: still open (to either team), or already placed
-            if jack_open == (option == 2):
-                continue
-            jt = option if jack_open else jack_fixed
-            for game in (0, 1, -1):
-                if game == 0 and not gc0 + left > gc1:
-                    continue
-                if game == 1 and not gc1 + left > gc0:
-                    continue
-                if game == -1 and not (abs(gc0 - gc1) <= left and (left - abs(gc0 - gc1)) % 2 == 0):
-                    continue
-                v = w[SCORES + 3 * jt + game + 4]
-                lowest = min(lowest, v)
-                highest = max(highest, v)
+        lowest, highest = _value_range(w, remaining, remaining, trump, gc0, gc1, left, jack_team)
         if lowest == highest or highest <= alpha:
             return highest
         if lowest >= beta:
@@ -317,6 +320,9 @@ def _search(w, t, n, leader, trump, gc0, gc1, jack_team, first_lead, alpha, beta
     m = _order_moves(w, order, t, n, leader, seat, trump, legal, tt_move)
     guess = 0
     in_play = _in_play(w, t, n, remaining)
+    if is_root:
+        # Each root card's tests start within the values still possible here.
+        root_low, root_high = _value_range(w, remaining, in_play, trump, gc0, gc1, left, jack_team)
     for idx in range(m):
         card = w[order + idx]
         if not is_root and _equivalent_below(w, card, hand, in_play, jack):
@@ -357,9 +363,9 @@ def _search(w, t, n, leader, trump, gc0, gc1, jack_team, first_lead, alpha, beta
         elif is_root:
             # Every root card gets an exact value: null-window tests (MTD(f)) from the last card's value,
             # the transposition table carrying bounds from one test to the next.
-            lo = _NEG
-            hi = _POS
-            g = guess
+            lo = root_low
+            hi = root_high
+            g = min(max(guess, lo), hi)
             while lo < hi:
                 bb = g + 1 if g == lo else g
                 g = _search(w, nt, nn, nl, trump, ng0, ng1, nj, nf, bb - 1, bb, gen, False, nleft)
@@ -403,6 +409,18 @@ def _solve(w, n, leader, trump, gc0, gc1, jack_team, first_lead, gen, root, gues
     for jt in range(-1, 2):
         for game in range(-1, 2):
             w[SCORES + 3 * jt + game + 4] = _score(game, jt, w[CONSTS], w[CONSTS + 1], w[CONSTS + 2], w[CONSTS + 3])
+    for jack_code in range(4):
+        for game in range(8):
+            lowest = _POS
+            highest = _NEG
+            for jt in range(-1, 2):
+                for gt in range(-1, 2):
+                    bit = 4 if gt == -1 else 1 << gt
+                    if (jack_code == 3 and jt >= 0 or jt == jack_code - 1) and game & bit:
+                        lowest = min(lowest, w[SCORES + 3 * jt + gt + 4])
+                        highest = max(highest, w[SCORES + 3 * jt + gt + 4])
+            w[RANGES + 2 * (8 * jack_code + game)] = lowest
+            w[RANGES + 2 * (8 * jack_code + game) + 1] = highest
     left = 0
     held = w[HANDS] | w[HANDS + 1] | w[HANDS + 2] | w[HANDS + 3]
     for c in range(32):
@@ -413,9 +431,8 @@ def _solve(w, n, leader, trump, gc0, gc1, jack_team, first_lead, gen, root, gues
         for c in range(32):
             w[ROOT + c] = -9999
         return _search(w, 0, n, leader, trump, gc0, gc1, jack_team, first_lead, _NEG, _POS, gen, True, left)
-    lo = _NEG
-    hi = _POS
-    g = guess
+    lo, hi = _value_range(w, held, held, trump, gc0, gc1, left, jack_team)
+    g = min(max(guess, lo), hi)
     while lo < hi:
         bb = g + 1 if g == lo else g
         g = _search(w, 0, n, leader, trump, gc0, gc1, jack_team, first_lead, bb - 1, bb, gen, False, left)
