@@ -32,6 +32,8 @@ _DE_BRUIJN = 0x077CB531
 _LOWEST = np.zeros(32, dtype=np.int64)
 _LOWEST[[((_DE_BRUIJN << i) & 0xFFFFFFFF) >> 27 for i in range(32)]] = range(32)
 _HIGHEST = np.array([-1] + [b.bit_length() - 1 for b in range(1, 256)], dtype=np.int64)
+# The game-count of the ranks in a byte of one suit.
+_BYTE_COUNT = np.array([sum(GAME_COUNT[r] for r in range(8) if b >> r & 1) for b in range(256)], dtype=np.int64)
 # Followers not winning the trick order their other cards by game-count, then rank.
 _COUNT_RANK = np.array([GAME_COUNT[c] * 8 + (c & 7) for c in range(32)], dtype=np.int64)
 _NEG, _POS = -1000, 1000
@@ -78,7 +80,7 @@ def _beats(card, best, trump):
     return (card >> 3 == best >> 3 and card > best) or (card >> 3 == trump and best >> 3 != trump)
 
 
-@njit("int64(int64[:], int64, int64, int64, int64, int64)", cache=False)
+@njit("int64(int64[::1], int64, int64, int64, int64, int64)", cache=False)
 def _last_trick(w, leader, trump, gc0, gc1, jack_team):
     """The value for team 0 once each seat holds one card: the last trick plays itself."""
     best = -1
@@ -222,6 +224,15 @@ def _value_range(w, held, in_play, trump, gc0, gc1, left, jack_team):
             above = in_play & (0xE0 << (8 * trump))
             if above & (w[HANDS + holder] | w[HANDS + holder + 2]) == above:
                 jack_code = holder + 1
+    if held == in_play:
+        # A team's trumps above every trump of the other team win their tricks: their count is its.
+        t0 = ((w[HANDS] | w[HANDS + 2]) >> (8 * trump)) & 0xFF
+        t1 = ((w[HANDS + 1] | w[HANDS + 3]) >> (8 * trump)) & 0xFF
+        sure0 = _BYTE_COUNT[t0 & ~((2 << _HIGHEST[t1]) - 1)] if t1 else _BYTE_COUNT[t0]
+        sure1 = _BYTE_COUNT[t1 & ~((2 << _HIGHEST[t0]) - 1)] if t0 else _BYTE_COUNT[t1]
+        gc0 += sure0
+        gc1 += sure1
+        left -= sure0 + sure1
     d = gc0 - gc1
     game = 0  # bit 0: team 0 may get Game, bit 1: team 1 may, bit 2: a tie may come
     if d + left > 0:
@@ -266,7 +277,7 @@ def _store(w, slot, k1, k2, meta, best, best_move, alpha0, beta0):
 
 # fmt: off
 # Explicit signatures compile once at import (a few seconds); numba cannot cache this recursive search.
-@njit("int64(int64[:], int64, int64, int64, int64, int64, int64, int64, boolean, int64, int64, int64, boolean, int64)",
+@njit("int64(int64[::1], int64, int64, int64, int64, int64, int64, int64, boolean, int64, int64, int64, boolean, int64)",
       cache=False)
 def _search(w, t, n, leader, trump, gc0, gc1, jack_team, first_lead, alpha, beta, gen, is_root, left):
     """The exact value for team 0 of the position (fail-soft); at the root, every legal card's exact value goes to ``w[ROOT + card]``."""
@@ -325,8 +336,8 @@ def _search(w, t, n, leader, trump, gc0, gc1, jack_team, first_lead, alpha, beta
         root_low, root_high = _value_range(w, remaining, in_play, trump, gc0, gc1, left, jack_team)
     for idx in range(m):
         card = w[order + idx]
-        if not is_root and _equivalent_below(w, card, hand, in_play, jack):
-            continue
+        if _equivalent_below(w, card, hand, in_play, jack):
+            continue  # at the root it takes the value of the card below, filled in after the loop
         w[HANDS + seat] = hand & ~(1 << card)
         w[TRICKS + 4 * t + n] = card
         # The position after the card.
@@ -395,13 +406,18 @@ def _search(w, t, n, leader, trump, gc0, gc1, jack_team, first_lead, alpha, beta
             if n == 0:
                 w[KILLERS + t] = card
             break
+    if is_root:
+        for card in range(32):
+            if (legal >> card) & 1 and w[ROOT + card] == -9999:
+                suit = card & ~7
+                w[ROOT + card] = w[ROOT + suit + _HIGHEST[(in_play >> suit) & ((1 << (card & 7)) - 1)]]
     if slot >= 0:
         _store(w, slot, k1, k2, extra, best, best_move, alpha0, beta0)
     return best
 # fmt: on
 
 
-@njit("int64(int64[:], int64, int64, int64, int64, int64, int64, boolean, int64, boolean, int64)", cache=False)
+@njit("int64(int64[::1], int64, int64, int64, int64, int64, int64, boolean, int64, boolean, int64)", cache=False)
 def _solve(w, n, leader, trump, gc0, gc1, jack_team, first_lead, gen, root, guess):
     """Set up the scoring table and search: every root card's exact value (``root``), or the
     position's exact value by MTD(f): null-window tests from ``guess``, the table keeping
