@@ -10,13 +10,18 @@ bidder loses its bid); with ``bid = 0`` it is simply the difference in points ta
 Alpha-beta over the plays, with a transposition table at trick boundaries keyed by
 the four hands, the leader, the game-count difference so far and the Jack's owner,
 and equivalent cards (adjacent ranks in one hand with equal game-count, no card in
-play between them, the trick on the table included) searched once. The last trick,
-one card each, is scored without a search.
+play between them, the trick on the table included) searched once. At each trick
+boundary the search stops if the values still possible cannot leave the window: who
+may yet get the Jack (it counts as decided once its holder's team holds every trump
+still out above it) and who may yet get Game (a team's trumps above all the other
+team's trumps win their tricks, so their count is already that team's). Leads are
+tried in the order: the table's best card, the last lead that cut off in this trick,
+then trumps; the last trick, one card each, is scored without a search.
 Exact values come from null-window tests (MTD(f)): of the position for :meth:`Solver.value`,
-of each root card for :meth:`Solver.card_values`. The Jack counts as decided once its
-holder's team holds every trump still out above it. The whole
-search state lives in one int64 workspace array (hands, tricks, move lists, table), so
-a recursive call passes one array.
+of each root card for :meth:`Solver.card_values` (equal root cards are searched once).
+The whole search state lives in one int64 workspace array (hands, tricks, move lists,
+tables), so a recursive call passes one array; card sets are bit masks walked with
+bit tricks.
 """
 
 from __future__ import annotations
