@@ -10,6 +10,8 @@ import argparse
 import collections
 import time
 
+import numpy as np
+
 from agents import load_agent
 from smear_env import Game, Rules, observe, seat_view
 
@@ -23,6 +25,7 @@ def main() -> None:
     stats: dict[str, list[float]] = collections.defaultdict(lambda: [0, 0.0, 0])
     slowest: dict[str, float] = collections.defaultdict(float)
     short: dict[str, int] = collections.Counter()  # decisions cut by the time limit before all samples
+    times: list[float] = []  # every decision with a choice, for the tail
     for seed in range(args.games):
         game = Game(Rules(), seed)
         pimc.seed(seed)
@@ -40,6 +43,8 @@ def main() -> None:
             entry[2] += pimc.deals_solved - solved
             name = game.phase.name if len(view.legal_actions) > 1 else "forced (one legal action)"
             slowest[name] = max(slowest[name], time.perf_counter() - start)
+            if len(view.legal_actions) > 1:
+                times.append(time.perf_counter() - start)
             short[name] += 0 < pimc.deals_solved - solved < pimc.samples
             game.step(action)
     total = [sum(s[i] for s in stats.values()) for i in range(3)]
@@ -51,6 +56,10 @@ def main() -> None:
             f"  slowest {1000 * slowest[name]:6.1f} ms  cut short {short[name]}"
         )
     print(f"decisions per second: {total[0] / total[1]:.1f}")
+    tail = 1000 * np.percentile(times, [50, 99, 99.9, 100])
+    print(
+        f"decisions with a choice ({len(times)}): median {tail[0]:.1f} ms, 99th percentile {tail[1]:.1f} ms, 99.9th {tail[2]:.1f} ms, slowest {tail[3]:.1f} ms"
+    )
 
 
 if __name__ == "__main__":
