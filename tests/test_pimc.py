@@ -103,6 +103,34 @@ def test_solver_matches_brute_force_on_small_endings(tricks_left, in_trick):
         assert got == expected
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("in_trick", [0, 2])
+def test_solver_matches_brute_force_on_four_trick_endings(in_trick):
+    """Longer endings (a few seconds of brute force each): the bounds, the table and the move order at depth."""
+    rng = np.random.default_rng(40 + in_trick)
+    solver = Solver()
+    for _ in range(4):
+        hands, trick, leader = random_ending(rng, 4, in_trick)
+        trump = int(rng.integers(4))
+        gc = (int(rng.integers(0, 20)), int(rng.integers(0, 20)))
+        bid_team, bid = int(rng.integers(2)), int(rng.choice([0, 2, 3, 4]))
+        expected = brute_force(hands, trick, leader, trump, gc, -1, 0, 1, bid_team, bid)
+        masks = [sum(1 << c for c in h) for h in hands]
+        values = solver.card_values(masks, trick, leader, trump, gc, -1, 0, 1, bid_team, bid, False)
+        assert {c: int(values[c]) for c in range(32) if values[c] > -9999} == expected
+
+
+def test_solver_values_equal_root_cards_alike():
+    """The player to act holds D7 and D8 (no card between them in play): one is searched, both get its value."""
+    hands = [["7D", "8D", "AH"], ["9D", "KS", "7H"], ["QD", "TS", "8H"], ["JD", "AS", "9H"]]
+    hands = [[ALL_CARDS.index(c) for c in h] for h in hands]
+    args = (0, 2, (10, 12), -1, 0, 1, 0, 2)  # leader, trump H, game-count, Jack, High, Low, bidder team, bid
+    expected = brute_force(hands, [], *args)
+    assert expected[ALL_CARDS.index("7D")] == expected[ALL_CARDS.index("8D")]
+    values = Solver().card_values([sum(1 << c for c in h) for h in hands], [], args[0], args[1], *args[2:], False)
+    assert {c: int(values[c]) for c in range(32) if values[c] > -9999} == expected
+
+
 def test_solver_keeps_cards_apart_that_a_card_on_the_table_separates():
     """H9 and H7 in one hand are not equivalent once H8 is on the table: H9 overtrumps it."""
     hands = [["KC", "KS"], ["9D", "8H"], ["7H", "9H"], ["QD", "JS"]]
