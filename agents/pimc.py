@@ -48,19 +48,21 @@ def _mask(cards) -> int:
     return out
 
 
-def _decided_points(game: Game, trump: int, hands: list[list[int]], before_play: bool = False) -> tuple[int, int]:
-    """R13a/b (or R13v): the teams that will take High and Low, given every held card is played."""
-    played = [] if before_play else [(s, c) for _, plays, _ in game.tricks for s, c in plays] + list(game.trick)
-    owners = {c: s for s, c in played}
-    for s, hand in enumerate(hands):
-        for c in hand:
-            owners[c] = s
-    trumps = sorted(c for c in owners if c >> 3 == trump)
-    if game.rules.high_low_in_play:
-        high, low = (trumps[-1], trumps[0]) if trumps else (None, None)
+def _decided_points(high_low_in_play: bool, trump: int, cards: list[int]) -> tuple[int, int]:
+    """R13a/b (or R13v): the teams that will take High and Low, given every held card is played;
+    ``cards[seat]``: the mask of what the seat holds or has played."""
+    suit = 0xFF << (8 * trump)
+    trumps = (cards[0] | cards[1] | cards[2] | cards[3]) & suit
+    if high_low_in_play:
+        if not trumps:
+            return -1, -1
+        high, low = trumps.bit_length() - 1, (trumps & -trumps).bit_length() - 1
     else:
         high, low = trump * 8 + ACE, trump * 8 + SEVEN
-    return (owners[high] & 1 if high in owners else -1), (owners[low] & 1 if low in owners else -1)
+    teams = []
+    for card in (high, low):
+        teams.append(next((s & 1 for s in range(4) if cards[s] >> card & 1), -1))
+    return teams[0], teams[1]
 
 
 class PIMCAgent(Agent):
@@ -77,6 +79,7 @@ class PIMCAgent(Agent):
         self.solver = Solver()
         self._heuristic = HeuristicAgent()
         self.deals_solved = 0
+        self._public: tuple | None = None  # what the deals of one play decision share
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, view: SeatView) -> int:
         legal = self._candidates(view, list(view.legal_actions) or np.flatnonzero(action_mask).tolist())
@@ -85,6 +88,7 @@ class PIMCAgent(Agent):
         deadline = time.perf_counter() + self.seconds
         totals: dict[int, float] = dict.fromkeys(legal, 0.0)
         sampler = DealSampler(view)
+        self._public = None
         for i in range(self.samples):
             if i and time.perf_counter() > deadline:
                 break
@@ -168,8 +172,8 @@ class PIMCAgent(Agent):
         holding[seat] = hand
         counted = [0, 0]
         counted[seat & 1] = sum(GAME_COUNT[c] for c in discards)
-        high, low = _decided_points(game, trump, holding, before_play=True)
         masks = [_mask(h) for h in holding]
+        high, low = _decided_points(game.rules.high_low_in_play, trump, masks)
         reuse, guess = previous is not None, previous or 0
         value = self.solver.value(masks, seat, trump, counted, high, low, seat & 1, bid, True, reuse=reuse, guess=guess)
         jack_in_play = any(c == trump * 8 + JACK for h in holding for c in h)
@@ -185,21 +189,26 @@ class PIMCAgent(Agent):
 
     def _play_values(self, game: Game) -> np.ndarray:
         """Team 0's exact value of each card the player to act may play, from the game's position."""
-        trump = game.trump
-        game_count = [0, 0]
-        jack_team = -1
-        for _, plays, winner in game.tricks:
-            for _, c in plays:
-                game_count[winner & 1] += GAME_COUNT[c]
-                if c == trump * 8 + JACK:
-                    jack_team = winner & 1
-        for c in game.discards:
-            game_count[game.bidder & 1] += GAME_COUNT[c]
-        high, low = _decided_points(game, trump, game.holding)
-        trick = [c for _, c in game.trick]
-        leader = game.trick[0][0] if game.trick else game.to_act
-        first = not game.trick and not game.tricks
+        if self._public is None:
+            # What every deal of this decision shares: the tricks, and who played what.
+            trump, jack = game.trump, game.trump * 8 + JACK
+            game_count, jack_team, played = [0, 0], -1, [0, 0, 0, 0]
+            for _, plays, winner in game.tricks:
+                for s, c in plays:
+                    game_count[winner & 1] += GAME_COUNT[c]
+                    jack_team = winner & 1 if c == jack else jack_team
+                    played[s] |= 1 << c
+            for s, c in game.trick:
+                played[s] |= 1 << c
+            trick = [c for _, c in game.trick]
+            leader = game.trick[0][0] if game.trick else game.to_act
+            self._public = game_count, jack_team, played, trick, leader, not game.trick and not game.tricks
+        game_count, jack_team, played, trick, leader, first = self._public
+        trump, bidder_team = game.trump, game.bidder & 1
+        counted = list(game_count)
+        counted[bidder_team] += sum(GAME_COUNT[c] for c in game.discards)  # another bidder's are sampled
+        masks = [_mask(h) for h in game.holding]
+        high, low = _decided_points(game.rules.high_low_in_play, trump, [m | p for m, p in zip(masks, played, strict=True)])
         return self.solver.card_values(
-            [_mask(h) for h in game.holding], trick, leader, trump, (game_count[0], game_count[1]),
-            jack_team, high, low, game.bidder & 1, game.high_bid, first,
-        )  # fmt: skip
+            masks, trick, leader, trump, (counted[0], counted[1]), jack_team, high, low, bidder_team, game.high_bid, first
+        )
