@@ -280,14 +280,36 @@ def _store(w, slot, k1, k2, meta, best, best_move, alpha0, beta0):
     w[slot + 3] = (lower + 2048) | ((upper + 2048) << 12) | ((best_move + 1) << 24)
 
 
+@njit(cache=False, inline="always")
+def _after(w, t, n, leader, trump, gc0, gc1, jack_team, first_lead, left):
+    """The position once the card at ``n`` of trick ``t`` is on the table: trick, place in it,
+    leader, game-counts, the Jack's team, first lead, game-count left."""
+    if n < 3:
+        return t, n + 1, leader, gc0, gc1, jack_team, first_lead, left
+    base = TRICKS + 4 * t
+    pos = 0
+    for i in range(1, 4):
+        if _beats(w[base + i], w[base + pos], trump):
+            pos = i
+    winner = (leader + pos) & 3
+    count = w[GC + w[base]] + w[GC + w[base + 1]] + w[GC + w[base + 2]] + w[GC + w[base + 3]]
+    for i in range(4):
+        if w[base + i] == trump * 8 + 4:
+            jack_team = winner & 1
+    if winner & 1 == 0:
+        gc0 += count
+    else:
+        gc1 += count
+    return t + 1, 0, winner, gc0, gc1, jack_team, False, left - count
+
+
 # fmt: off
 # Explicit signatures compile once at import (a few seconds); numba cannot cache this recursive search.
-@njit("int64(int64[::1], int64, int64, int64, int64, int64, int64, int64, boolean, int64, int64, int64, boolean, int64)",
-      cache=False)
-def _search(w, t, n, leader, trump, gc0, gc1, jack_team, first_lead, alpha, beta, gen, is_root, left):
-    """The exact value for team 0 of the position (fail-soft); at the root, every legal card's exact value goes to ``w[ROOT + card]``."""
+@njit("int64(int64[::1], int64, int64, int64, int64, int64, int64, int64, boolean, int64, int64, int64, int64)", cache=False)
+def _search(w, t, n, leader, trump, gc0, gc1, jack_team, first_lead, alpha, beta, gen, left):
+    """The value for team 0 of the position, fail-soft: a bound if outside (alpha, beta)."""
     w[NODES] += 1
-    if n == 0 and not is_root and not first_lead:
+    if n == 0 and not first_lead:
         h = w[HANDS + leader]
         if h != 0 and h & (h - 1) == 0:
             return _last_trick(w, leader, trump, gc0, gc1, jack_team)
@@ -300,7 +322,7 @@ def _search(w, t, n, leader, trump, gc0, gc1, jack_team, first_lead, alpha, beta
     tt_move = -1
     alpha0 = alpha
     beta0 = beta
-    if n == 0 and not is_root:
+    if n == 0:
         lowest, highest = _value_range(w, remaining, remaining, trump, gc0, gc1, left, jack_team)
         if lowest == highest or highest <= alpha:
             return highest
@@ -334,66 +356,19 @@ def _search(w, t, n, leader, trump, gc0, gc1, jack_team, first_lead, alpha, beta
     best_move = -1
     order = ORDERS + 32 * (4 * t + n)
     m = _order_moves(w, order, t, n, leader, seat, trump, legal, tt_move)
-    guess = 0
     in_play = _in_play(w, t, n, remaining)
-    if is_root:
-        # Each root card's tests start within the values still possible here.
-        root_low, root_high = _value_range(w, remaining, in_play, trump, gc0, gc1, left, jack_team)
     for idx in range(m):
         card = w[order + idx]
         if _equivalent_below(w, card, hand, in_play, jack):
-            continue  # at the root it takes the value of the card below, filled in after the loop
+            continue
         w[HANDS + seat] = hand & ~(1 << card)
         w[TRICKS + 4 * t + n] = card
-        # The position after the card.
-        nt = t
-        nn = n + 1
-        nl = leader
-        ng0 = gc0
-        ng1 = gc1
-        nj = jack_team
-        nf = first_lead
-        nleft = left
-        if n == 3:
-            base = TRICKS + 4 * t
-            pos = 0
-            for i in range(1, 4):
-                if _beats(w[base + i], w[base + pos], trump):
-                    pos = i
-            winner = (leader + pos) & 3
-            count = w[GC + w[base]] + w[GC + w[base + 1]] + w[GC + w[base + 2]] + w[GC + w[base + 3]]
-            for i in range(4):
-                if w[base + i] == jack:
-                    nj = winner & 1
-            nt = t + 1
-            nn = 0
-            nl = winner
-            nf = False
-            nleft = left - count
-            if winner & 1 == 0:
-                ng0 += count
-            else:
-                ng1 += count
-        if n == 3 and not is_root and w[HANDS + nl] != 0 and w[HANDS + nl] & (w[HANDS + nl] - 1) == 0:
+        nt, nn, nl, ng0, ng1, nj, nf, nleft = _after(w, t, n, leader, trump, gc0, gc1, jack_team, first_lead, left)
+        h = w[HANDS + nl]
+        if nn == 0 and h != 0 and h & (h - 1) == 0:
             v = _last_trick(w, nl, trump, ng0, ng1, nj)
-        elif is_root:
-            # Every root card gets an exact value: null-window tests (MTD(f)) from the last card's value,
-            # the transposition table carrying bounds from one test to the next.
-            lo = root_low
-            hi = root_high
-            g = min(max(guess, lo), hi)
-            while lo < hi:
-                bb = g + 1 if g == lo else g
-                g = _search(w, nt, nn, nl, trump, ng0, ng1, nj, nf, bb - 1, bb, gen, False, nleft)
-                if g < bb:
-                    hi = g
-                else:
-                    lo = g
-            v = lo
-            guess = v
-            w[ROOT + card] = v
         else:
-            v = _search(w, nt, nn, nl, trump, ng0, ng1, nj, nf, alpha, beta, gen, False, nleft)
+            v = _search(w, nt, nn, nl, trump, ng0, ng1, nj, nf, alpha, beta, gen, nleft)
         w[HANDS + seat] = hand
         if maximise:
             if v > best:
@@ -407,26 +382,36 @@ def _search(w, t, n, leader, trump, gc0, gc1, jack_team, first_lead, alpha, beta
                 best_move = card
             if best < beta:
                 beta = best
-        if alpha >= beta and not is_root:
+        if alpha >= beta:
             if n == 0:
                 w[KILLERS + t] = card
             break
-    if is_root:
-        for card in range(32):
-            if (legal >> card) & 1 and w[ROOT + card] == -9999:
-                suit = card & ~7
-                w[ROOT + card] = w[ROOT + suit + _HIGHEST[(in_play >> suit) & ((1 << (card & 7)) - 1)]]
     if slot >= 0:
         _store(w, slot, k1, k2, extra, best, best_move, alpha0, beta0)
     return best
 # fmt: on
 
 
+@njit(cache=False)
+def _mtd(w, t, n, leader, trump, gc0, gc1, jack_team, first_lead, gen, left, lo, hi, guess):
+    """The exact value of a position known to lie in [lo, hi], by null-window tests (MTD(f))
+    from ``guess``, the table carrying bounds from one test to the next."""
+    g = min(max(guess, lo), hi)
+    while lo < hi:
+        bb = g + 1 if g == lo else g
+        g = _search(w, t, n, leader, trump, gc0, gc1, jack_team, first_lead, bb - 1, bb, gen, left)
+        if g < bb:
+            hi = g
+        else:
+            lo = g
+    return lo
+
+
 @njit("int64(int64[::1], int64, int64, int64, int64, int64, int64, boolean, int64, boolean, int64)", cache=False)
 def _solve(w, n, leader, trump, gc0, gc1, jack_team, first_lead, gen, root, guess):
-    """Set up the scoring table and search: every root card's exact value (``root``), or the
-    position's exact value by MTD(f): null-window tests from ``guess``, the table keeping
-    bounds between them."""
+    """Fill the scoring tables and return the position's exact value; with ``root``, also every
+    legal card's exact value in ``w[ROOT + card]``, each card's tests starting from the last
+    card's value."""
     for jt in range(-1, 2):
         for game in range(-1, 2):
             w[SCORES + 3 * jt + game + 4] = _score(game, jt, w[CONSTS], w[CONSTS + 1], w[CONSTS + 2], w[CONSTS + 3])
@@ -442,26 +427,37 @@ def _solve(w, n, leader, trump, gc0, gc1, jack_team, first_lead, gen, root, gues
                         highest = max(highest, w[SCORES + 3 * jt + gt + 4])
             w[RANGES + 2 * (8 * jack_code + game)] = lowest
             w[RANGES + 2 * (8 * jack_code + game) + 1] = highest
-    left = 0
     held = w[HANDS] | w[HANDS + 1] | w[HANDS + 2] | w[HANDS + 3]
+    in_play = _in_play(w, 0, n, held)
+    left = 0
     for c in range(32):
-        left += w[GC + c] * ((held >> c) & 1)
-    for i in range(n):
-        left += w[GC + w[TRICKS + i]]
-    if root:
-        for c in range(32):
-            w[ROOT + c] = -9999
-        return _search(w, 0, n, leader, trump, gc0, gc1, jack_team, first_lead, _NEG, _POS, gen, True, left)
-    lo, hi = _value_range(w, held, held, trump, gc0, gc1, left, jack_team)
-    g = min(max(guess, lo), hi)
-    while lo < hi:
-        bb = g + 1 if g == lo else g
-        g = _search(w, 0, n, leader, trump, gc0, gc1, jack_team, first_lead, bb - 1, bb, gen, False, left)
-        if g < bb:
-            hi = g
+        left += w[GC + c] * ((in_play >> c) & 1)
+    lo, hi = _value_range(w, held, in_play, trump, gc0, gc1, left, jack_team)
+    if not root:
+        return _mtd(w, 0, n, leader, trump, gc0, gc1, jack_team, first_lead, gen, left, lo, hi, guess)
+    seat = (leader + n) & 3
+    hand = w[HANDS + seat]
+    legal = _legal_cards(w, 0, n, hand, trump, first_lead)
+    for c in range(32):
+        w[ROOT + c] = -9999
+    best = _NEG if seat & 1 == 0 else _POS
+    for card in range(32):
+        if not (legal >> card) & 1:
+            continue
+        suit = card & ~7
+        if _equivalent_below(w, card, hand, in_play, trump * 8 + 4):
+            # Searched once: the next lower card in play is this hand's, and alike.
+            v = w[ROOT + suit + _HIGHEST[(in_play >> suit) & ((1 << (card & 7)) - 1)]]
         else:
-            lo = g
-    return lo
+            w[HANDS + seat] = hand & ~(1 << card)
+            w[TRICKS + n] = card
+            nt, nn, nl, ng0, ng1, nj, nf, nleft = _after(w, 0, n, leader, trump, gc0, gc1, jack_team, first_lead, left)
+            v = _mtd(w, nt, nn, nl, trump, ng0, ng1, nj, nf, gen, nleft, lo, hi, guess)
+            w[HANDS + seat] = hand
+            guess = v
+        w[ROOT + card] = v
+        best = max(best, v) if seat & 1 == 0 else min(best, v)
+    return best
 
 
 class Solver:
