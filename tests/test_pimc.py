@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+
 import numpy as np
 import pytest
 
@@ -206,3 +208,17 @@ def test_pimc_does_not_give_count_to_a_trick_it_cannot_win():
     pimc.seed(0)
     action = pimc.act(observe(game, 3), game.action_mask(), seat_view(game, 3))
     assert action_name(action) == "9S"
+
+
+def test_pimc_pauses_the_garbage_collector_only_while_it_decides():
+    pimc = load_agent("pimc:samples=2,seconds=0.05")
+    game = Game(Rules(), 0)
+    seat = game.to_act
+    observation, mask, view = observe(game, seat), game.action_mask(), seat_view(game, seat)
+    try:
+        for enabled in (True, False):
+            (gc.enable if enabled else gc.disable)()
+            pimc.act(observation, mask, view)
+            assert gc.isenabled() == enabled
+    finally:
+        gc.enable()
