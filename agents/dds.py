@@ -111,6 +111,29 @@ def _last_trick(w, leader, trump, gc0, gc1, jack_team):
 
 
 @njit(cache=False, inline="always")
+def _winning(w, base, n, trump):
+    """The card winning the first ``n`` cards of the trick at ``base`` so far, and its place."""
+    best = w[base]
+    pos = 0
+    for i in range(1, n):
+        if _beats(w[base + i], best, trump):
+            best = w[base + i]
+            pos = i
+    return best, pos
+
+
+@njit(cache=False, inline="always")
+def _put_low_first(w, order, m, cards):
+    """Append the cards of mask ``cards`` to the move list at ``w[order + m]``, lowest first."""
+    while cards:
+        card = _low(cards)
+        cards ^= 1 << card
+        w[order + m] = card
+        m += 1
+    return m
+
+
+@njit(cache=False, inline="always")
 def _order_moves(w, order, t, n, leader, seat, trump, legal, tt_move):
     """Write the legal cards to ``w[order:]`` in the order to search them; returns how many."""
     # Move ordering: a leader tries the best card found here before, then the last lead that
@@ -138,13 +161,7 @@ def _order_moves(w, order, t, n, leader, seat, trump, legal, tt_move):
                 m += 1
         return m
     base = TRICKS + 4 * t
-    winning = w[base]
-    win_pos = 0
-    for i in range(1, n):
-        c = w[base + i]
-        if _beats(c, winning, trump):
-            winning = c
-            win_pos = i
+    winning, win_pos = _winning(w, base, n, trump)
     partner_wins = ((leader + win_pos) & 1) == (seat & 1)
     led_suit = w[base] >> 3
     trumps = 0xFF << (8 * trump)
@@ -155,21 +172,11 @@ def _order_moves(w, order, t, n, leader, seat, trump, legal, tt_move):
     else:
         first = legal & trumps & above
         second = 0
+    rest = legal & ~(first | second)
     # Winners, cheapest first: the led suit, then trumps.
-    while first:
-        card = _low(first)
-        first ^= 1 << card
-        w[order + m] = card
-        m += 1
-    while second:
-        card = _low(second)
-        second ^= 1 << card
-        w[order + m] = card
-        m += 1
+    m = _put_low_first(w, order, m, first)
+    m = _put_low_first(w, order, m, second)
     # Then the others: count cards first when the partner is winning, last when not.
-    rest = legal
-    for i in range(m):
-        rest &= ~(1 << w[order + i])
     start = m
     sign = 1 if partner_wins else -1
     while rest:
@@ -287,11 +294,7 @@ def _after(w, t, n, leader, trump, gc0, gc1, jack_team, first_lead, left):
     if n < 3:
         return t, n + 1, leader, gc0, gc1, jack_team, first_lead, left
     base = TRICKS + 4 * t
-    pos = 0
-    for i in range(1, 4):
-        if _beats(w[base + i], w[base + pos], trump):
-            pos = i
-    winner = (leader + pos) & 3
+    winner = (leader + _winning(w, base, 4, trump)[1]) & 3
     count = w[GC + w[base]] + w[GC + w[base + 1]] + w[GC + w[base + 2]] + w[GC + w[base + 3]]
     for i in range(4):
         if w[base + i] == trump * 8 + 4:
@@ -303,7 +306,6 @@ def _after(w, t, n, leader, trump, gc0, gc1, jack_team, first_lead, left):
     return t + 1, 0, winner, gc0, gc1, jack_team, False, left - count
 
 
-# fmt: off
 # Explicit signatures compile once at import (a few seconds); numba cannot cache this recursive search.
 @njit("int64(int64[::1], int64, int64, int64, int64, int64, int64, int64, boolean, int64, int64, int64, int64)", cache=False)
 def _search(w, t, n, leader, trump, gc0, gc1, jack_team, first_lead, alpha, beta, gen, left):
@@ -389,7 +391,6 @@ def _search(w, t, n, leader, trump, gc0, gc1, jack_team, first_lead, alpha, beta
     if slot >= 0:
         _store(w, slot, k1, k2, extra, best, best_move, alpha0, beta0)
     return best
-# fmt: on
 
 
 @njit(cache=False)
