@@ -37,15 +37,17 @@ def main() -> None:
                 continue
             solved, start = pimc.deals_solved, time.perf_counter()
             action = pimc.act(observe(game, seat), game.action_mask(), view)
-            entry = stats[game.phase.name] if len(view.legal_actions) > 1 else stats["forced (one legal action)"]
+            elapsed, deals = time.perf_counter() - start, pimc.deals_solved - solved
+            choice = len(view.legal_actions) > 1
+            name = game.phase.name if choice else "forced (one legal action)"
+            entry = stats[name]
             entry[0] += 1
-            entry[1] += time.perf_counter() - start
-            entry[2] += pimc.deals_solved - solved
-            name = game.phase.name if len(view.legal_actions) > 1 else "forced (one legal action)"
-            slowest[name] = max(slowest[name], time.perf_counter() - start)
-            if len(view.legal_actions) > 1:
-                times.append(time.perf_counter() - start)
-            short[name] += 0 < pimc.deals_solved - solved < pimc.samples
+            entry[1] += elapsed
+            entry[2] += deals
+            slowest[name] = max(slowest[name], elapsed)
+            short[name] += 0 < deals < pimc.samples
+            if choice:
+                times.append(elapsed)
             game.step(action)
     total = [sum(s[i] for s in stats.values()) for i in range(3)]
     slowest["all decisions"] = max(slowest.values())
