@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from smear_env import SeatView
+from smear_env import Rules, SeatView
 
 
 class Agent:
@@ -29,6 +29,9 @@ class Agent:
     def seed(self, seed: int | list[int] | None) -> None:
         """Seed the agent's random generator (the arena does this per game and seat)."""
         self.rng = np.random.default_rng(seed)
+
+    def check_rules(self, rules: Rules) -> None:
+        """Raise ValueError if this agent cannot play under ``rules`` (a network trained for others)."""
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, view: SeatView) -> int:
         raise NotImplementedError

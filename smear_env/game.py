@@ -67,6 +67,66 @@ def trick_winner(plays: list[tuple[int, int]], trump: int) -> int:
     return best_seat
 
 
+def fold_high_low(high: tuple[int, int] | None, low: tuple[int, int] | None, card: int, seat: int, in_play: bool):
+    """R13a/b (R13v): fold one played trump into the High and Low seen so far, each (card, seat) or None.
+
+    With ``high_low_in_play`` they are the highest and lowest trump played; otherwise only the
+    ace and the seven of trump count."""
+    if in_play:
+        if high is None or card > high[0]:
+            high = (card, seat)
+        if low is None or card < low[0]:
+            low = (card, seat)
+    elif card & 7 == ACE:
+        high = (card, seat)
+    elif card & 7 == SEVEN:
+        low = (card, seat)
+    return high, low
+
+
+def tally(
+    rules: Rules,
+    trump: int,
+    tricks: list[tuple[int, list[tuple[int, int]], int]],
+    trick: list[tuple[int, int]] | tuple = (),
+    bidder: int | None = None,
+    discards: list[int] | tuple = (),
+) -> tuple[dict[str, int | None], list[int]]:
+    """R13: the four points as they stand after ``tricks`` (leader, plays, winner) and the cards of the
+    ``trick`` in progress, and each team's game-count (the ``bidder``'s ``discards`` included).
+
+    High and Low go to the team that played the card (R13a/b, R13v), Jack to the team that won
+    the trick holding it (R13c), Game to the team with more game-count, nobody on a tie (R13d);
+    a point whose card was not played goes to nobody. Returns ({"high", "low", "jack", "game"} ->
+    team or None, [game_count team 0, game_count team 1]).
+    """
+    in_play = rules.high_low_in_play
+    jack = trump * 8 + JACK
+    high = low = None
+    jack_team = None
+    game_count = [0, 0]
+    for _, plays, winner in tricks:
+        for seat, card in plays:
+            game_count[winner & 1] += GAME_COUNT[card]
+            if card >> 3 == trump:
+                high, low = fold_high_low(high, low, card, seat, in_play)
+                if card == jack:
+                    jack_team = winner & 1
+    for seat, card in trick:
+        if card >> 3 == trump:
+            high, low = fold_high_low(high, low, card, seat, in_play)
+    if bidder is not None:
+        for card in discards:
+            game_count[bidder & 1] += GAME_COUNT[card]
+    points: dict[str, int | None] = {
+        "high": None if high is None else high[1] & 1,
+        "low": None if low is None else low[1] & 1,
+        "jack": jack_team,
+        "game": None if game_count[0] == game_count[1] else int(game_count[1] > game_count[0]),
+    }
+    return points, game_count
+
+
 def score_hand(
     rules: Rules,
     trump: int,
@@ -74,36 +134,8 @@ def score_hand(
     bidder: int,
     discards: list[int],
 ) -> tuple[dict[str, int | None], list[int]]:
-    """R13: the four points of a played hand and each team's game-count.
-
-    ``tricks`` are (leader, plays, winner). Returns ({"high", "low", "jack", "game"} ->
-    team or None, [game_count team 0, game_count team 1]).
-    """
-    played_by = {}
-    won_by = {}
-    game_count = [0, 0]
-    for _, plays, winner in tricks:
-        for seat, card in plays:
-            played_by[card] = seat
-            won_by[card] = winner
-            game_count[winner & 1] += GAME_COUNT[card]
-    for card in discards:
-        game_count[bidder & 1] += GAME_COUNT[card]
-    base = trump * 8
-    trumps_played = [c for c in played_by if c >> 3 == trump]
-    if rules.high_low_in_play:
-        high_card: int | None = max(trumps_played)
-        low_card: int | None = min(trumps_played)
-    else:
-        high_card, low_card = base + ACE, base + SEVEN
-    jack = base + JACK
-    points: dict[str, int | None] = {
-        "high": played_by[high_card] & 1 if high_card in played_by else None,
-        "low": played_by[low_card] & 1 if low_card in played_by else None,
-        "jack": won_by[jack] & 1 if jack in won_by else None,
-        "game": None if game_count[0] == game_count[1] else int(game_count[1] > game_count[0]),
-    }
-    return points, game_count
+    """R13: the four points of a played hand and each team's game-count (:func:`tally` of its six tricks)."""
+    return tally(rules, trump, tricks, (), bidder, discards)
 
 
 def hand_record(

@@ -13,8 +13,8 @@ from array import array
 
 import numpy as np
 
-from .cards import ACE, GAME_COUNT, JACK, NUM_CARDS, SEVEN
-from .game import Game, Phase
+from .cards import GAME_COUNT, JACK, NUM_CARDS
+from .game import Game, Phase, fold_high_low
 from .view import Knowledge, SeatView, knowledge_of_view, seat_knowledge
 
 LAYOUT: tuple[tuple[str, int, str], ...] = (
@@ -100,7 +100,7 @@ def _history(k: Knowledge, prev: tuple | None) -> tuple:
             absolute[32 * s + card] = 1.0
             counted[team] += GAME_COUNT[card]
             if card >> 3 == trump:
-                high, low = _high_low(high, low, card, s, in_play)
+                high, low = fold_high_low(high, low, card, s, in_play)
                 if card & 7 == JACK:
                     jack_team = team
     blocks = [absolute[32 * me :] + absolute[: 32 * me] for me in range(4)]
@@ -111,21 +111,6 @@ def _history(k: Knowledge, prev: tuple | None) -> tuple:
         array("f", [w[1] / 6, w[0] / 6, c[1] / 80, c[0] / 80, s1, s0]),
     )
     return blocks, tails, (absolute, won, counted, jack_team, high, low)
-
-
-def _high_low(high: tuple | None, low: tuple | None, card: int, seat: int, in_play: bool) -> tuple:
-    """R13: fold one played trump into the High and Low seen so far (the highest and lowest
-    trump played with ``high_low_in_play``, otherwise only the ace and the seven count)."""
-    if in_play:
-        if high is None or card > high[0]:
-            high = (card, seat)
-        if low is None or card < low[0]:
-            low = (card, seat)
-    elif card & 7 == ACE:
-        high = (card, seat)
-    elif card & 7 == SEVEN:
-        low = (card, seat)
-    return high, low
 
 
 def _static(k: Knowledge) -> array:
@@ -186,7 +171,7 @@ def encode_knowledge(k: Knowledge, out: np.ndarray | None = None) -> np.ndarray:
         on[_PLAYED + r] = 1.0
         on[_TRICK + r] = 1.0
         if card >> 3 == trump:
-            high, low = _high_low(high, low, card, s, rules.high_low_in_play)
+            high, low = fold_high_low(high, low, card, s, rules.high_low_in_play)
     if k.leader is not None and phase == Phase.PLAY:
         on[_LEADER + rel[k.leader]] = 1.0
     for s in range(4):

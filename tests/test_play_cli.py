@@ -6,13 +6,16 @@ import os
 import pty
 import re
 import select
+import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-from agents.play_cli import explain_hand
-from smear_env import Rules
+import pytest
+
+from agents.play_cli import HELP, explain_hand
+from smear_env import ALL_CARDS, Rules, read_records
 from smear_env.cli import play_random_games
 
 
@@ -20,14 +23,21 @@ class Terminal:
     def __init__(self, argv: list[str]) -> None:
         self.master, slave = pty.openpty()
         self.process = subprocess.Popen(
-            argv, stdin=slave, stdout=slave, stderr=slave, cwd=Path(__file__).parent.parent, close_fds=True
+            argv,
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            cwd=Path(__file__).parent.parent,
+            close_fds=True,
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # as a shell would; test runners may ignore it
         )
         os.close(slave)
         self.text = ""
 
-    def read_until(self, pattern: str, seconds: float = 60) -> str:
+    def read_until(self, pattern: str, seconds: float = 60, since: int = 0) -> str:
+        """Read until ``pattern`` matches the screen (from character ``since`` on); the whole screen."""
         deadline = time.time() + seconds
-        while not re.search(pattern, self.text):
+        while not re.search(pattern, self.text[since:]):
             if time.time() > deadline:
                 raise AssertionError(f"no {pattern!r} within {seconds} s; screen ends with:\n{self.text[-2000:]}")
             ready, _, _ = select.select([self.master], [], [], 0.5)
@@ -79,3 +89,98 @@ def test_explain_hand_words():
     records = [r for r in play_random_games(Rules(), 1, 2) if not r["redeal"]]
     text = explain_hand(records[0], 0)
     assert "High" in text and "Game-count" in text and "Score: your team" in text
+
+
+CARD = re.compile(r"\b([789TJQKA][CDHS])\b")
+END = r"(Your move> \Z|You win!|You lose\.|stopped after)"
+
+
+def play_to_the_end(tmp_path: Path, seed: int, seat: int, flags: list[str]) -> tuple[str, list[dict]]:
+    """A whole game in smear-play, the person taking the first legal move (a discard typed as a bare card name)."""
+    records = tmp_path / f"game{seed}.jsonl"
+    argv = [sys.executable, "-m", "agents.play_cli", "--seed", str(seed), "--seat", str(seat), "--records", str(records), *flags]
+    term = Terminal(argv)
+    try:
+        since = 0
+        while True:
+            screen = term.read_until(END, seconds=120, since=since)
+            if not screen.endswith("Your move> "):
+                break
+            first = re.findall(r"Legal: (.*)", screen)[-1].strip().split(", ")[0].split(") ", 1)[1]
+            since = len(screen)
+            term.send(first.removeprefix("discard "))  # R10 discards accept a bare card name
+        term.process.wait(timeout=30)
+    finally:
+        term.close()
+    return term.text, read_records(records)
+
+
+def assert_no_hidden_card_on_screen(text: str, records: list[dict], seat: int) -> int:
+    """Each hand's screen, up to its scoring summary, names only cards the seat may know at that moment:
+    its own, its pick-up if it is the bidder, and cards once played. Returns how many lines were read."""
+    checked = 0
+    for record in records:
+        start = text.index(f"=== Hand {record['hand_index']}:")
+        stop = text.find("=== Hand", start + 1)
+        segment = text[start : stop if stop >= 0 else len(text)]
+        segment = segment[: segment.find("Hand over.")] if "Hand over." in segment else segment
+        segment = segment.replace(HELP, "")  # its examples name cards
+        hidden = set(ALL_CARDS) - set(record["hands"][seat])
+        for line in segment.splitlines():
+            played = re.match(r"(?:You|Seat \d) played (\w\w)", line)
+            if played:
+                hidden.discard(played.group(1))
+            if line.startswith("You are the bidder; you pick up"):
+                hidden -= set(record["kitty"][: record["rules"]["kitty_size"]])
+            leaked = hidden & set(CARD.findall(line))
+            assert not leaked, f"hand {record['hand_index']}: {sorted(leaked)} shown to seat {seat} in {line!r}"
+            checked += 1
+        if not record["redeal"] and record["bidder"] != seat:
+            assert not set(record["discards"]) & set(CARD.findall(segment))  # another bidder's discards, never
+    return checked
+
+
+@pytest.mark.parametrize(
+    "seed, seat, flags",
+    [
+        (0, 0, []),
+        (1, 1, []),
+        (2, 2, ["--kitty-size", "2"]),
+        (3, 3, ["--kitty-size", "1", "--stick-the-dealer"]),
+        (4, 0, ["--high-low-in-play"]),
+        (5, 1, ["--kitty-size", "0"]),
+        (6, 2, ["--opponents", "random", "--target-score", "6"]),
+        (7, 3, ["--partner", "random", "--target-score", "6"]),
+        (8, 0, ["--defender-cap", "12"]),
+        (9, 1, ["--win-only-on-made-bid", "--target-score", "8"]),
+    ],
+)
+def test_screen_shows_only_what_the_seat_may_know(tmp_path, seed, seat, flags):
+    text, records = play_to_the_end(tmp_path, seed, seat, flags)
+    assert records and "Traceback" not in text
+    assert assert_no_hidden_card_on_screen(text, records, seat) > 50
+    assert "won by" in text and "Tally: tricks" in text and "Score: your team" in text
+    for record in records:
+        if not record["redeal"] and record["bidder"] == seat and record["discards"]:
+            assert f"You discarded {record['discards'][0]}" in text  # typed as a bare card name
+        if not record["redeal"] and record["bidder"] != seat and record["rules"]["kitty_size"]:
+            assert f"Seat {record['bidder']} discarded a card face down" in text
+
+
+def test_high_low_described_as_the_rules_define_them():
+    record = next(r for r in play_random_games(Rules(high_low_in_play=True), 1, 2) if not r["redeal"])
+    assert "the highest trump played" in explain_hand(record, 0)
+    record = next(r for r in play_random_games(Rules(), 1, 2) if not r["redeal"])
+    assert "the ace of trump" in explain_hand(record, 0)
+
+
+def test_ctrl_c_leaves_cleanly():
+    term = Terminal([sys.executable, "-m", "agents.play_cli", "--seed", "1"])
+    try:
+        term.read_until(r"Your move> $")
+        os.kill(term.process.pid, signal.SIGINT)  # what Ctrl-C sends
+        term.read_until("Goodbye.")
+        assert term.process.wait(timeout=30) == 130
+        assert "Traceback" not in term.text
+    finally:
+        term.close()
