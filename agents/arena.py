@@ -31,8 +31,9 @@ class DealSetResult:
     """What happened in the two games of one deal set, from A's side (index 0 = A, 1 = B)."""
 
     deal_set: int
-    outcomes: list[float]  # A's result in each game: 1 win, 0.5 truncated, 0 loss
+    outcomes: list[float]  # A's result in each game: 1 win, 0.5 truncated (R16), 0 loss
     margins: list[int]  # A's final score minus B's, each game
+    truncated: int = 0  # games of the two ended by the hand limit (R16)
     hands: int = 0  # scored hands in both games
     points: np.ndarray = field(default_factory=lambda: np.zeros((2, 4), dtype=np.int64))
     bid_turns: np.ndarray = field(default_factory=lambda: np.zeros(2, dtype=np.int64))
@@ -64,6 +65,7 @@ def play_deal_set(agents: tuple[Agent, Agent], rules: Rules, seed: int, deal_set
             game.step(int(action))
         a_team = swap  # A holds seats 0, 2 (team 0) when swap == 0
         result.outcomes.append(0.5 if game.winner is None else float(game.winner == a_team))
+        result.truncated += game.truncated
         result.margins.append(game.scores[a_team] - game.scores[1 - a_team])
         for record in game.records:
             for s, b in record["bids"]:
@@ -110,7 +112,8 @@ class MatchResult:
         return np.array([d.outcomes for d in self.deal_sets], dtype=np.float64)
 
     def win_rate_ci95(self) -> tuple[float, float, float]:
-        """A's game win rate (truncated games count half) and a 95% interval over paired deal sets.
+        """A's game win rate (a game truncated by the hand limit, R16, counts as half a win) and a
+        95% interval over paired deal sets.
 
         Normal interval on the deal-set means, with one won and one lost pseudo deal set
         added (in the manner of Agresti and Caffo) so that it never collapses to a point.
@@ -143,6 +146,8 @@ class MatchResult:
             "rules": self.rules.to_dict(),
             "win_rate": rate,
             "win_rate_ci95": [low, high],
+            "truncated_games": sum(d.truncated for d in sets),
+            "truncated_games_count_as": 0.5,
             "score_margin_per_game": float(margins.mean()),
             "score_margin_per_hand": float(margins.sum() / max(hands, 1)),
             "hands": hands,
@@ -253,32 +258,45 @@ def league_ratings(names: list[str], matches: dict[tuple[int, int], MatchResult]
 
 
 def plot_ratings(names: list[str], ratings: np.ndarray, spread: np.ndarray, path: str) -> None:
-    """A horizontal bar chart of ratings with +-2 sd error bars, written to ``path``."""
-    import os
-    import tempfile
-
+    """Ratings as points with +-2 sd error bars (the axis fits the intervals), written to ``path``."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from smear_env.files import atomic_write
+
     order = np.argsort(ratings)
-    fig, ax = plt.subplots(figsize=(7, 0.6 * len(names) + 1.5))
-    ax.barh(
-        range(len(names)), ratings[order] - ratings.min() + 50, left=ratings.min() - 50, xerr=2 * spread[order], color="#4c72b0"
-    )
+    fig, ax = plt.subplots(figsize=(7, 0.5 * len(names) + 1.5))
+    ax.errorbar(ratings[order], range(len(names)), xerr=2 * spread[order], fmt="o", color="#4c72b0", capsize=4)
     ax.set_yticks(range(len(names)), [names[i] for i in order])
-    ax.set_xlabel("Elo (Bradley-Terry fit, error bars +-2 sd over resampled deal sets)")
+    ax.set_ylim(-0.5, len(names) - 0.5)
+    ax.axvline(1500, color="0.8", lw=1, zorder=0)
+    ax.set_xlabel("Elo (Bradley-Terry fit, mean 1500; error bars +-2 sd over resampled deal sets)")
     ax.set_title("smear-rl league")
     fig.tight_layout()
-    directory = os.path.dirname(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=directory, suffix=".png")
-    os.close(fd)
     try:
-        fig.savefig(tmp)
-        os.replace(tmp, path)
+        atomic_write(path, lambda f: fig.savefig(f, format="png"), binary=True)
     finally:
         plt.close(fig)
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+
+
+def short_labels(specs: list[str], width: int = 28) -> list[str]:
+    """Labels for tables: a spec as given if it fits in ``width``, else its name and the tail of its
+    argument (``neural:…/dmc_full/checkpoint.pt``); a label that repeats gets ``#1``, ``#2``, ..."""
+    labels = []
+    for spec in specs:
+        name, _, rest = spec.partition(":")
+        keep = width - len(name) - 2
+        if len(spec) <= width:
+            labels.append(spec)
+        elif rest and keep > 4:
+            labels.append(f"{name}:…{rest[-keep:]}")
+        else:
+            labels.append(spec[: width - 1] + "…")
+    seen: dict[str, int] = {}
+    for i, label in enumerate(labels):
+        if labels.count(label) > 1:
+            seen[label] = seen.get(label, 0) + 1
+            labels[i] = f"{label} #{seen[label]}"
+    return labels

@@ -5,15 +5,14 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
-import os
 import sys
-import tempfile
 from typing import Any
 
 from smear_env.cli import add_rule_flags, rules_from_args
+from smear_env.files import atomic_write
 from smear_env.records import write_records
 
-from .arena import MatchResult, league_ratings, plot_ratings, run_match
+from .arena import MatchResult, league_ratings, plot_ratings, run_match, short_labels
 from .base import load_agent
 
 
@@ -25,36 +24,39 @@ def _progress(total: int, label: str, enabled: bool):
 
 
 def format_summary(summary: dict[str, Any]) -> str:
+    """A match summary as text; long agent specs are shortened in the tables."""
     a, b = summary["agents"]
+    la, lb = short_labels([a, b])
     low, high = summary["win_rate_ci95"]
+    truncated = summary["truncated_games"]
     lines = [
-        f"{a} vs {b}: {summary['games']} games in {summary['deal_sets']} deal sets (duplicate format, seed {summary['seed']})",
-        f"  win rate of {a}: {summary['win_rate']:.3f}  95% CI [{low:.3f}, {high:.3f}]",
-        f"  score margin of {a}: {summary['score_margin_per_game']:+.2f} per game, {summary['score_margin_per_hand']:+.3f} per hand"
+        f"{la} vs {lb}: {summary['games']} games in {summary['deal_sets']} deal sets (duplicate format, seed {summary['seed']})",
+        f"  win rate of {la}: {summary['win_rate']:.3f}  95% CI [{low:.3f}, {high:.3f}]",
+        f"  games truncated by the hand limit (R16): {truncated}" + (", each counted as half a win" if truncated else ""),
+        f"  score margin of {la}: {summary['score_margin_per_game']:+.2f} per game, {summary['score_margin_per_hand']:+.3f} per hand"
         f" ({summary['hands']} scored hands)",
         f"  {'':<28}{'High':>7}{'Low':>7}{'Jack':>7}{'Game':>7}   points per hand",
     ]
-    for name in (a, b):
+    for name, label in ((a, la), (b, lb)):
         p = summary["points_by_category"][name]
-        lines.append(f"  {name:<28}" + "".join(f"{p[c]:>7.3f}" for c in ("high", "low", "jack", "game")))
+        lines.append(f"  {label:<28}" + "".join(f"{p[c]:>7.3f}" for c in ("high", "low", "jack", "game")))
     lines.append(f"  {'':<28}{'bid 2':>16}{'bid 3':>16}{'bid 4':>16}   bid rate / made rate")
-    for name in (a, b):
+    for name, label in ((a, la), (b, lb)):
         cells = []
         for level in ("2", "3", "4"):
             made = summary["made_bid_rate"][name][level]
             cells.append(f"{summary['bid_rate'][name][level]:.3f}/{'-' if made is None else f'{made:.3f}':>5}")
-        lines.append(f"  {name:<28}" + "".join(f"{c:>16}" for c in cells))
-    lines.append("  decisions per second: " + ", ".join(f"{n} {v:,.0f}" for n, v in summary["decisions_per_second"].items()))
+        lines.append(f"  {label:<28}" + "".join(f"{c:>16}" for c in cells))
+    speeds = summary["decisions_per_second"]
+    lines.append("  decisions per second: " + f"{la} {speeds[a]:,.0f}, {lb} {speeds[b]:,.0f}")
+    legend = [f"{label} = {spec}" for label, spec in ((la, a), (lb, b)) if label != spec]
+    if legend:
+        lines.append("  (" + "; ".join(legend) + ")")
     return "\n".join(lines)
 
 
 def _write_json(data: Any, path: str) -> None:
-    directory = os.path.dirname(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=directory, suffix=".json.tmp")
-    with os.fdopen(fd, "w") as f:
-        json.dump(data, f, indent=2)
-    os.replace(tmp, path)
+    atomic_write(path, lambda f: json.dump(data, f, indent=2))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -63,7 +65,10 @@ def main(argv: list[str] | None = None) -> int:
         description="Play agent A's partnership against agent B's in the duplicate format and report the result with its uncertainty.",
     )
     parser.add_argument(
-        "a", nargs="?", help="agent spec: random, heuristic, pimc[:samples=N,seconds=S], file.py:Class, module:Class"
+        "a",
+        nargs="?",
+        help="agent spec: random, heuristic, pimc[:samples=N,seconds=S], neural (the shipped network), "
+        "neural:PATH (a trainer checkpoint), file.py:Class or module:Class (your own agents.Agent)",
     )
     parser.add_argument("b", nargs="?", help="the opposing agent spec")
     parser.add_argument("--games", type=int, default=200, help="games to play, rounded up to whole deal sets of 2 (default 200)")
@@ -72,9 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", metavar="FILE", help="write the summary as JSON")
     parser.add_argument("--records", metavar="FILE", help="write every hand as RECORDS.md hand records")
     parser.add_argument("--league", metavar="A,B,C", help="play every pairing of these agents and print a rating table")
-    parser.add_argument(
-        "--plot", metavar="FILE.png", default="league.png", help="where --league draws its ratings (default league.png)"
-    )
+    parser.add_argument("--plot", metavar="FILE.png", help="with --league, draw the ratings to this file (default: no plot)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_rule_flags(parser)
     args = parser.parse_args(argv)
@@ -109,11 +112,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"wrote {count} hand records to {args.records}")
     if args.league:
         ratings, spread = league_ratings(specs, matches, seed=args.seed)
+        labels = short_labels(specs)
         print("\nRatings (Bradley-Terry on the Elo scale, mean 1500; sd over 200 resamples of the deal sets)")
         for k in sorted(range(len(specs)), key=lambda k: -ratings[k]):
-            print(f"  {specs[k]:<30} {ratings[k]:7.0f} +- {spread[k]:.0f}")
-        plot_ratings(specs, ratings, spread, args.plot)
-        print(f"wrote {args.plot}")
+            print(f"  {labels[k]:<30} {ratings[k]:7.0f} +- {spread[k]:.0f}")
+        if args.plot:
+            plot_ratings(labels, ratings, spread, args.plot)
+            print(f"wrote the rating plot to {args.plot}")
         if args.json:
             _write_json(
                 {

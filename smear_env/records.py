@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections.abc import Iterable
-from pathlib import Path
 from typing import Any
 
 from .actions import DISCARD_BASE, PLAY_BASE, TRUMP_BASE, bid_action
 from .cards import SUITS, parse_card
+from .files import atomic_write
 from .game import SCHEMA, Game, IllegalActionError, Phase
 from .rules import Rules
 
@@ -33,23 +32,16 @@ class RecordError(ValueError):
 
 
 def write_records(records: Iterable[dict[str, Any]], path: str | os.PathLike[str]) -> int:
-    """Write records as JSON Lines atomically (temporary file, then rename); returns how many."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    """Write records as JSON Lines atomically (a temporary file, then a rename); returns how many."""
     count = 0
-    try:
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        with os.fdopen(fd, "w") as f:
-            for record in records:
-                f.write(json.dumps(record, separators=(",", ":")) + "\n")
-                count += 1
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+
+    def write(f) -> None:
+        nonlocal count
+        for record in records:
+            f.write(json.dumps(record, separators=(",", ":")) + "\n")
+            count += 1
+
+    atomic_write(path, write)
     return count
 
 

@@ -149,3 +149,50 @@ def test_random_agent_is_seeded():
     first = [agent.act(None, mask, view) for _ in range(20)]
     agent.seed(5)
     assert first == [agent.act(None, mask, view) for _ in range(20)]
+
+
+def test_r16_truncated_games_are_counted_and_said(tmp_path, capsys):
+    out = tmp_path / "m.json"
+    # Random players rarely reach the target: with a hand limit of 3, most games are truncated.
+    assert eval_main(["random", "random", "--games", "6", "--max-hands", "3", "--json", str(out), "--no-progress"]) == 0
+    summary = json.loads(out.read_text())
+    outcomes = run_match("random", "random", 6, rules=Rules(max_hands=3)).outcomes()
+    assert summary["truncated_games"] == int((outcomes == 0.5).sum()) > 0
+    assert summary["truncated_games_count_as"] == 0.5
+    assert f"games truncated by the hand limit (R16): {summary['truncated_games']}, each counted as half a win" in (
+        capsys.readouterr().out
+    )
+
+
+def test_league_draws_no_plot_unless_asked_and_labels_are_short(tmp_path, capsys, monkeypatch):
+    from agents.arena import short_labels
+
+    monkeypatch.chdir(tmp_path)
+    assert eval_main(["--league", "random,heuristic", "--games", "2", "--no-progress"]) == 0
+    assert not list(tmp_path.iterdir()) and "wrote" not in capsys.readouterr().out
+    long = "neural:runs/a_rather_long_run_name/snapshots/step_000000123456.pt"
+    labels = short_labels([long, "heuristic", long])
+    assert all(len(label) <= 31 for label in labels) and labels[1] == "heuristic"
+    assert labels[0] != labels[2] and labels[0].startswith("neural:…") and labels[0].endswith(".pt #1")
+
+
+def test_eval_help_names_the_neural_specs(capsys):
+    with pytest.raises(SystemExit):
+        eval_main(["--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "neural (the shipped network)" in text and "neural:PATH" in text
+
+
+def test_result_files_are_readable_by_others(tmp_path):
+    import os
+    import stat
+
+    out, rec, plot = tmp_path / "m.json", tmp_path / "m.jsonl", tmp_path / "league.png"
+    old = os.umask(0o022)
+    try:
+        assert eval_main(["heuristic", "random", "--games", "2", "--json", str(out), "--records", str(rec), "--no-progress"]) == 0
+        assert eval_main(["--league", "random,heuristic", "--games", "2", "--plot", str(plot), "--no-progress"]) == 0
+    finally:
+        os.umask(old)
+    for path in (out, rec, plot):
+        assert stat.S_IMODE(path.stat().st_mode) == 0o644, path
