@@ -9,6 +9,7 @@ its scoring in words.
 from __future__ import annotations
 
 import argparse
+import select
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -56,7 +57,19 @@ def explain_hand(record: dict[str, Any], seat: int, rules: Rules | None = None) 
     return "\n".join(lines)
 
 
-def ask(legal: list[int], read: Callable[[str], str] = input) -> int | None:
+def read_line(prompt: str) -> str:
+    """``input(prompt)`` that Ctrl-C interrupts at once: the process has other threads (numpy's), and
+    a SIGINT the kernel hands to one of them would not wake a main thread blocked in ``read``."""
+    print(prompt, end="", flush=True)
+    while not select.select([sys.stdin], [], [], 0.2)[0]:
+        pass  # signal handlers run between these waits
+    line = sys.stdin.readline()
+    if not line:
+        raise EOFError
+    return line.rstrip("\n")
+
+
+def ask(legal: list[int], read: Callable[[str], str] = read_line) -> int | None:
     """Read a legal move, listing the legal moves once per prompt; re-prompt on anything else.
     A bare card name also names a discard. None when the player quits or input ends."""
     names = [action_name(a) for a in legal]
@@ -127,7 +140,7 @@ def after_move(game: Game, seat: int, action: int, me: int) -> list[str]:
 
 
 def play(
-    rules: Rules, me: int, agents: dict[int, Any], seed: int | None, read: Callable[[str], str] = input
+    rules: Rules, me: int, agents: dict[int, Any], seed: int | None, read: Callable[[str], str] = read_line
 ) -> tuple[Game, bool]:
     """One game with a person in seat ``me``; returns the game and whether it was played to the end."""
     entropy = int(np.random.SeedSequence(seed).entropy)

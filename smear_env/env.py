@@ -24,10 +24,13 @@ One fixed table for every phase (``python -m smear_env.actions`` prints all 72):
     4-7    trump C, D, H, S  8-39   discard card 0-31
     40-71  play card 0-31    (card = suit * 8 + rank, suits CDHS, ranks 789TJQKA)
 
-An illegal action raises :class:`smear_env.IllegalActionError` naming the seat, the
-phase, the action and the legal actions, and leaves the game unchanged.
-``env(illegal_action="terminate")`` instead ends the episode with ``-1`` for the
-offender (PettingZoo's ``TerminateIllegalWrapper``).
+An illegal action, as in PettingZoo's classic envs, ends the episode (every agent
+terminated) with ``-1`` for the offender's team (rewards are team-shared) and a
+warning naming the seat, the move and the legal moves: what third-party trainers'
+env checkers, which step unmasked random actions, expect. ``env(illegal_action="raise")``
+(or ``raw_env``) instead raises :class:`smear_env.IllegalActionError` naming the
+seat, the phase, the action and the legal actions, and leaves the game unchanged:
+the better choice for your own code, where an illegal move is a bug.
 
 Rewards
 -------
@@ -39,8 +42,9 @@ change minus the other team's.
 Episodes
 --------
 ``episode="game"`` (default): one game to ``target_score``. ``episode="hand"``: one
-scored hand (redeals continue the episode). A game reaching ``max_hands`` dealt
-hands without a winner is truncated (R16).
+scored hand (redeals continue the episode); once it ends, the observations, the
+(all-zero) masks, ``render()`` and ``state()`` show the finished hand. A game reaching
+``max_hands`` dealt hands without a winner is truncated (R16).
 
 Rule settings
 -------------
@@ -50,11 +54,14 @@ Rule settings
 
 Version history
 ---------------
-* v0: first release.
+* v0: first release. Later releases of the kit kept the rules, observation and
+  action table; ``env()`` now ends the episode on an illegal move (PettingZoo's
+  convention) where it raised, and one-hand episodes end on the finished hand.
 """
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -62,13 +69,14 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from .actions import NUM_ACTIONS
+from .actions import NUM_ACTIONS, action_name
+from .core import team_reward
 from .game import Game, Phase, game_label, game_rng
 from .observer import OBS_DIM, STATE_DIM, layout_table, observe
 from .observer import state as global_state
 from .records import write_records
 from .render import render_table
-from .rules import Rules, check_episode_settings
+from .rules import REWARDS, Rules, check_episode_settings
 
 __doc__ = (
     __doc__.replace("{layout}", "\n".join("    " + line for line in layout_table().splitlines()))
@@ -77,23 +85,59 @@ __doc__ = (
 )
 
 
-def env(illegal_action: str = "raise", **kwargs: Any) -> AECEnv:
-    """The wrapped ``smear_v0`` env; ``illegal_action`` is ``"raise"`` or ``"terminate"``."""
+def env(illegal_action: str = "terminate", **kwargs: Any) -> AECEnv:
+    """The wrapped ``smear_v0`` env. ``illegal_action="terminate"`` (PettingZoo's convention): an
+    illegal move ends the episode with -1 for the offender's team; ``"raise"``: it raises."""
     if illegal_action not in ("raise", "terminate"):
-        raise ValueError(f"illegal_action={illegal_action!r}: allowed are 'raise' and 'terminate'")
+        raise ValueError(f"illegal_action={illegal_action!r}: allowed are 'terminate' (the default) and 'raise'")
     environment: AECEnv = raw_env(**kwargs)
     if illegal_action == "terminate":
-        environment = wrappers.TerminateIllegalWrapper(environment, illegal_reward=-1)
+        environment = TerminateIllegal(environment)
     # No AssertOutOfBoundsWrapper: the engine itself rejects any action that is not legal, with a clear error.
     return OrderEnforcing(environment)
 
 
+class TerminateIllegal(wrappers.BaseWrapper):
+    """PettingZoo classic's ``TerminateIllegalWrapper`` for a game of partners: an illegal move ends the
+    episode, the offender's team gets ``illegal_reward`` (both partners: rewards are team-shared), the
+    other team 0, and a warning names the seat, the move and the legal moves."""
+
+    def __init__(self, environment: AECEnv, illegal_reward: float = -1.0) -> None:
+        super().__init__(environment)
+        self.illegal_reward = illegal_reward
+        self._raw = environment.unwrapped
+
+    def last(self, observe: bool = True):
+        return self._raw.last(observe)
+
+    def step(self, action) -> None:
+        raw = self._raw
+        agent = raw.agent_selection
+        if action in raw.game.legal_actions() or raw.terminations[agent] or raw.truncations[agent]:
+            self.env.step(action)
+            return
+        game = raw.game
+        legal = ", ".join(action_name(a) for a in game.legal_actions())
+        named = f" ({action_name(action)})" if isinstance(action, (int, np.integer)) and 0 <= action < NUM_ACTIONS else ""
+        warnings.warn(
+            f"smear_v0: illegal move {action!r}{named} by {agent} (seat {game.to_act}) in phase {game.phase.name}; "
+            f"legal were: {legal}. The episode ends with {self.illegal_reward} for team {game.to_act & 1}.",
+            stacklevel=3,  # the caller of env.step
+        )
+        raw.end_episode(rewards={a: (self.illegal_reward if int(a[-1]) & 1 == game.to_act & 1 else 0.0) for a in raw.agents})
+
+
 class OrderEnforcing(wrappers.OrderEnforcingWrapper):
-    """PettingZoo's order checks, with ``last()`` and ``step()`` handed to the wrapped env directly.
+    """PettingZoo's order checks, reading the raw env's state directly.
 
     The stock wrapper runs ``AECEnv.last`` on itself, paying an attribute forward for
-    each of the fields it reads; that was a quarter of a random-play step.
+    each of the fields it reads (through every wrapper in between); that was a quarter of
+    a random-play step.
     """
+
+    def __init__(self, environment: AECEnv) -> None:
+        super().__init__(environment)
+        self._raw = environment.unwrapped
 
     def agent_iter(self, max_iter: int = 2**63) -> _AgentIterator:
         return _AgentIterator(self, max_iter)
@@ -101,13 +145,13 @@ class OrderEnforcing(wrappers.OrderEnforcingWrapper):
     def last(self, observe: bool = True):
         if not self._has_reset:
             wrappers.order_enforcing.EnvLogger.error_observe_before_reset()
-        return self.env.last(observe)
+        return self._raw.last(observe)
 
     def step(self, action) -> None:
-        # The stock checks, reading the wrapped env's attributes directly rather than through __getattr__.
+        # The stock checks, reading the raw env's attributes directly rather than through __getattr__.
         if not self._has_reset:
             wrappers.order_enforcing.EnvLogger.error_step_before_reset()
-        elif not self.env.agents:
+        elif not self._raw.agents:
             self._has_updated = True
             wrappers.order_enforcing.EnvLogger.warn_step_after_terminated_truncated()
         else:
@@ -116,10 +160,10 @@ class OrderEnforcing(wrappers.OrderEnforcingWrapper):
 
 
 class _AgentIterator:
-    """``agent_iter()`` with PettingZoo's order check, reading the wrapped env's agents directly."""
+    """``agent_iter()`` with PettingZoo's order check, reading the raw env's agents directly."""
 
     def __init__(self, wrapper: OrderEnforcing, max_iter: int) -> None:
-        self.wrapper, self.env, self.left = wrapper, wrapper.env, max_iter
+        self.wrapper, self.env, self.left = wrapper, wrapper._raw, max_iter
 
     def __iter__(self) -> _AgentIterator:
         return self
@@ -156,6 +200,7 @@ class raw_env(AECEnv):
         self.render_mode = render_mode
         self.episode = episode
         self.reward_mode = reward
+        self._mode = REWARDS.index(reward)
         self.keep_records = keep_records
         self.possible_agents = [f"player_{i}" for i in range(4)]
         self.agents = list(self.possible_agents)
@@ -185,7 +230,9 @@ class raw_env(AECEnv):
             self._episode = 0
         # Episode e of a run seeded S is game (S, slot 0, e): the batched engine deals the same cards.
         rng = game_rng(self._entropy, 0, self._episode)
-        self.game = Game(self.rules, rng, game_id=game_label(self._entropy, 0, self._episode))
+        self.game = Game(
+            self.rules, rng, game_id=game_label(self._entropy, 0, self._episode), stop_after_hand=self.episode == "hand"
+        )
         self._episode += 1
         self.agents = list(self.possible_agents)
         self.rewards = dict.fromkeys(self.agents, 0.0)
@@ -233,23 +280,27 @@ class raw_env(AECEnv):
         """Rewards, records and the end of the episode after a hand was scored or thrown in."""
         if self.keep_records:
             self.records.extend(game.records[hands_before:])
-        scored = not game.records[-1]["redeal"]
         change = [game.scores[t] - scores_before[t] for t in (0, 1)]
-        if scored and self.reward_mode != "game":
-            for a in self.agents:
-                team = int(a[-1]) & 1
-                self.rewards[a] = float(change[team] - (change[1 - team] if self.reward_mode == "margin" else 0))
+        for a in self.agents:
+            team = int(a[-1]) & 1
+            outcome = 0 if game.winner is None else (1 if game.winner == team else -1)
+            self.rewards[a] = team_reward(self._mode, change[team], change[1 - team], outcome)
         if game.winner is not None:
-            if self.reward_mode == "game":
-                for a in self.agents:
-                    self.rewards[a] = 1.0 if int(a[-1]) & 1 == game.winner else -1.0
             self.terminations = dict.fromkeys(self.agents, True)
         elif game.truncated:
             self.truncations = dict.fromkeys(self.agents, True)
-        elif self.episode == "hand" and scored:
+        elif game.game_over:  # episode="hand": the scored hand was the episode
             self.terminations = dict.fromkeys(self.agents, True)
         self._rewards_pending = True
         self._accumulate_rewards()
+
+    def end_episode(self, rewards: dict[str, float]) -> None:
+        """End the episode now (every agent terminated) with these rewards (an illegal move's penalty)."""
+        self._cumulative_rewards[self.agent_selection] = 0.0
+        self.rewards = {a: rewards.get(a, 0.0) for a in self.agents}
+        self.terminations = dict.fromkeys(self.agents, True)
+        self._accumulate_rewards()
+        self._deads_step_first()
 
     def render(self) -> str | None:
         if self.render_mode is None:

@@ -220,6 +220,29 @@ def split_deck(deck: list[int]) -> tuple[list[list[int]], list[int]]:
     return [deck[6 * s : 6 * s + 6] for s in range(4)], deck[24:]
 
 
+def _generator(rng: np.random.Generator | int | None) -> np.random.Generator:
+    if rng is None or isinstance(rng, (int, np.integer)):
+        return np.random.default_rng(rng)
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy.random.Generator or an int seed, not {type(rng).__name__}")
+    return rng
+
+
+def highest_bid(bids: list[tuple[int, int]]) -> tuple[int, int | None]:
+    """R6: the highest bid of the (seat, bid) turns so far and who made it; (0, None) while all passed."""
+    bid, bidder = 0, None
+    for seat, b in bids:
+        if b > bid:
+            bid, bidder = b, seat
+    return bid, bidder
+
+
+def shows_void(led: int, card: int, trump: int | None) -> bool:
+    """R11: following ``led`` with ``card``, neither of the suit led nor a trump, shows no card of the
+    suit led (when trump was led: no trump). Trumping reveals nothing: it is allowed while holding it."""
+    return card >> 3 != led >> 3 and card >> 3 != trump
+
+
 class Game:
     """One game of Smear to ``rules.target_score``.
 
@@ -234,24 +257,29 @@ class Game:
         rng: np.random.Generator | int | None = None,
         game_id: str = "game",
         dealer: int | None = None,
+        *,
+        deal: tuple[list[list[int]], list[int]] | None = None,
+        scores: tuple[int, int] | list[int] = (0, 0),
+        hand_index: int = 0,
+        stop_after_hand: bool = False,
     ) -> None:
+        """A new game: the first dealer drawn from ``rng`` unless given (R3), the first hand dealt
+        from ``rng`` unless ``deal`` (hands by seat, kitty) is given. ``stop_after_hand`` ends the
+        game after its first scored hand (one-hand episodes: the table stays as the hand ended)."""
         self.rules = rules if rules is not None else Rules()
         if not isinstance(self.rules, Rules):
             raise TypeError(f"rules must be a smear_env.Rules, not {type(self.rules).__name__}")
-        if rng is None or isinstance(rng, (int, np.integer)):
-            rng = np.random.default_rng(rng)
-        if not isinstance(rng, np.random.Generator):
-            raise TypeError(f"rng must be a numpy.random.Generator or an int seed, not {type(rng).__name__}")
-        self.rng = rng
+        self.rng = _generator(rng)
         self.game_id = game_id
-        self.scores = [0, 0]
-        self.hand_index = 0
+        self.scores = list(scores)
+        self.hand_index = hand_index
         self.records: list[dict[str, Any]] = []
         self.winner: int | None = None
         self.truncated = False
+        self.stop_after_hand = stop_after_hand
         # R3: the first dealer is drawn from the game's seed.
-        self.dealer = int(rng.integers(4)) if dealer is None else dealer
-        self.start_hand(*split_deck(draw_deck(rng)))
+        self.dealer = int(self.rng.integers(4)) if dealer is None else dealer
+        self.start_hand(*(deal if deal is not None else split_deck(draw_deck(self.rng))))
 
     @classmethod
     def at_hand(
@@ -266,17 +294,72 @@ class Game:
         rng: np.random.Generator | int | None = None,
     ) -> Game:
         """A game positioned at the start of a given deal (for replaying records)."""
+        return cls(rules, rng, game_id, dealer, deal=(hands, kitty), scores=scores, hand_index=hand_index)
+
+    @classmethod
+    def from_state(
+        cls,
+        rules: Rules,
+        *,
+        phase: Phase,
+        to_act: int,
+        dealer: int,
+        dealt: list[list[int]],
+        holding: list[list[int]],
+        kitty: list[int],
+        bids: list[tuple[int, int]] | tuple = (),
+        trump: int | None = None,
+        picked_up: list[int] | tuple = (),
+        discards: list[int] | tuple = (),
+        tricks: list[tuple[int, list[tuple[int, int]], int]] | tuple = (),
+        trick: list[tuple[int, int]] | tuple = (),
+        leader: int | None = None,
+        voids: list[list[bool]] | None = None,
+        scores: tuple[int, int] | list[int] = (0, 0),
+        hand_index: int = 0,
+        game_id: str = "game",
+        rng: np.random.Generator | int | None = None,
+        winner: int | None = None,
+        truncated: bool = False,
+        stop_after_hand: bool = False,
+    ) -> Game:
+        """A game at any point of a hand, from its whole state: the one way to build a game other than
+        dealing one (copies, deals sampled for search, snapshots of the batched engine).
+
+        The highest of ``bids`` makes the bidder; ``voids`` (by seat, by suit) default to what the
+        plays revealed (R11). Lists are copied; ``records`` start empty."""
         game = cls.__new__(cls)
         game.rules = rules
-        game.rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+        game.rng = _generator(rng)
         game.game_id = game_id
         game.scores = list(scores)
         game.hand_index = hand_index
         game.records = []
-        game.winner = None
-        game.truncated = False
+        game.winner = winner
+        game.truncated = truncated
+        game.stop_after_hand = stop_after_hand
         game.dealer = dealer
-        game.start_hand(hands, kitty)
+        game.dealt = [list(h) for h in dealt]
+        game.holding = [list(h) for h in holding]
+        game.kitty = list(kitty)
+        game.bids = list(bids)
+        game.high_bid, game.bidder = highest_bid(game.bids)
+        game.trump = trump
+        game.picked_up = list(picked_up)
+        game.discards = list(discards)
+        game.tricks = [(first, list(plays), won_by) for first, plays, won_by in tricks]
+        game.trick = list(trick)
+        game.leader = leader
+        if voids is None:
+            voids = [[False] * 4 for _ in range(4)]
+            for plays in [p for _, p, _ in game.tricks] + [game.trick]:
+                for seat, card in plays[1:]:
+                    if shows_void(plays[0][1], card, trump):
+                        voids[seat][plays[0][1] >> 3] = True
+        game.voids = [list(v) for v in voids]
+        game.phase = phase
+        game.to_act = to_act
+        game._legal = None
         return game
 
     # ------------------------------------------------------------------ setup
@@ -297,35 +380,42 @@ class Game:
         self.voids = [[False] * 4 for _ in range(4)]
         self.phase = Phase.BID
         self._legal: list[int] | None = None
-        self.obs_cache: dict = {}  # the observer's per-hand cache (see smear_env.observer)
         # R6: bidding starts left of the dealer.
         self.to_act = (self.dealer + 1) % 4
 
     def copy(self) -> Game:
-        """A cheap independent copy to search from (its ``records`` start empty)."""
-        other = Game.__new__(Game)
-        other.__dict__.update(self.__dict__)
+        """An independent copy to search from, its random generator in the same state (``records`` start empty)."""
         bit_generator = type(self.rng.bit_generator)()
         bit_generator.state = self.rng.bit_generator.state
-        other.rng = np.random.Generator(bit_generator)
-        other.scores = list(self.scores)
-        other.records = []
-        other.dealt = [list(h) for h in self.dealt]
-        other.holding = [list(h) for h in self.holding]
-        other.kitty = list(self.kitty)
-        other.bids = list(self.bids)
-        other.picked_up = list(self.picked_up)
-        other.discards = list(self.discards)
-        other.tricks = [(leader, list(plays), winner) for leader, plays, winner in self.tricks]
-        other.trick = list(self.trick)
-        other.voids = [list(v) for v in self.voids]
-        other.obs_cache = {}
-        return other
+        return Game.from_state(
+            self.rules,
+            phase=self.phase,
+            to_act=self.to_act,
+            dealer=self.dealer,
+            dealt=self.dealt,
+            holding=self.holding,
+            kitty=self.kitty,
+            bids=self.bids,
+            trump=self.trump,
+            picked_up=self.picked_up,
+            discards=self.discards,
+            tricks=self.tricks,
+            trick=self.trick,
+            leader=self.leader,
+            voids=self.voids,
+            scores=self.scores,
+            hand_index=self.hand_index,
+            game_id=self.game_id,
+            rng=np.random.Generator(bit_generator),
+            winner=self.winner,
+            truncated=self.truncated,
+            stop_after_hand=self.stop_after_hand,
+        )
 
     # ------------------------------------------------------------------ queries
     @property
     def game_over(self) -> bool:
-        """True once the game has a winner or was truncated (R15, R16)."""
+        """True once the game has a winner (R15), was truncated (R16) or, with ``stop_after_hand``, scored its hand."""
         return self.phase == Phase.GAME_OVER
 
     def legal_actions(self) -> list[int]:
@@ -404,8 +494,7 @@ class Game:
     def _bid(self, bid: int) -> None:
         seat = self.to_act
         self.bids.append((seat, bid))
-        if bid:
-            self.high_bid, self.bidder = bid, seat
+        self.high_bid, self.bidder = highest_bid(self.bids)
         # R7: bidding ends after the dealer's turn or at once on a bid of 4.
         if seat != self.dealer and bid != MAX_BID:
             self.to_act = (seat + 1) % 4
@@ -426,13 +515,11 @@ class Game:
         seat = self.to_act
         self.holding[seat].remove(card)
         if self.trick:
-            led = self.trick[0][1] >> 3
-            suit = card >> 3
-            if suit != led and suit != self.trump:
-                # R11: neither the suit led nor a trump means no card of the suit led (when trump
-                # was led, no trump). RULES.md's "has none of either" goes further than R11 allows:
-                # a player out of the suit led may throw any card while holding trumps.
-                self.voids[seat][led] = True
+            led = self.trick[0][1]
+            if shows_void(led, card, self.trump):
+                # RULES.md's "has none of either" goes further than R11 allows: a player out of the
+                # suit led may throw any card while holding trumps.
+                self.voids[seat][led >> 3] = True
         else:
             self.leader = seat
         self.trick.append((seat, card))
@@ -498,8 +585,8 @@ class Game:
         )
         self.records.append(record)
         self.hand_index += 1
-        if self.winner is not None:
-            self.phase = Phase.GAME_OVER
+        if self.winner is not None or (self.stop_after_hand and not redeal):
+            self.phase = Phase.GAME_OVER  # won, or a one-hand game: the table stays as the hand ended
             return
         if self.hand_index >= rules.max_hands:
             # R16: too many hands without a winner: the game is truncated.

@@ -9,6 +9,7 @@ documentation is generated from the code.
 
 from __future__ import annotations
 
+import weakref
 from array import array
 
 import numpy as np
@@ -70,9 +71,19 @@ def encode(view: SeatView, out: np.ndarray | None = None) -> np.ndarray:
     return encode_knowledge(knowledge_of_view(view), out)
 
 
+# Per game, the hand it caches (its list of dealt hands, new each hand) and the cache of that hand.
+_CACHES: weakref.WeakKeyDictionary[Game, tuple[list, dict]] = weakref.WeakKeyDictionary()
+
+
 def observe(game: Game, seat: int, out: np.ndarray | None = None) -> np.ndarray:
-    """The observation of ``seat`` in ``game`` (the same as ``encode(seat_view(game, seat))``)."""
-    return encode_knowledge(seat_knowledge(game, seat), out)
+    """The observation of ``seat`` in ``game`` (the same as ``encode(seat_view(game, seat))``).
+
+    What only a bid, a discard or a completed trick changes is kept per hand, outside the
+    engine, in a cache that lives as long as the game does."""
+    entry = _CACHES.get(game)
+    if entry is None or entry[0] is not game.dealt:
+        entry = _CACHES[game] = (game.dealt, {})
+    return encode_knowledge(seat_knowledge(game, seat), out, entry[1])
 
 
 _F32 = np.dtype(np.float32)
@@ -135,14 +146,15 @@ def _static(k: Knowledge) -> array:
     return on
 
 
-def encode_knowledge(k: Knowledge, out: np.ndarray | None = None) -> np.ndarray:
-    """The observation vector of what a seat knows (see the layout above)."""
-    me, rules, phase, trump, cache = k.seat, k.rules, k.phase, k.trump, k.cache
+def encode_knowledge(k: Knowledge, out: np.ndarray | None = None, cache: dict | None = None) -> np.ndarray:
+    """The observation vector of what a seat knows (see the layout above); ``cache``: what
+    :func:`observe` keeps for this hand of this game."""
+    me, rules, phase, trump = k.seat, k.rules, k.phase, k.trump
     bids, discards, tricks, scores, voids = k.bids, k.discards, k.tricks, k.scores, k.voids
     mine = me & 1
     rel = _REL[me]  # absolute seat -> relative seat
     # What changes only with the phase, a bid or a discard, and what the completed tricks add
-    # (once a trick), are kept per hand in the game's cache: keys (seat, phase, bids, discards)
+    # (once a trick), are kept per hand in the cache: keys (seat, phase, bids, discards)
     # and (tricks, score, score) respectively.
     key = (me, phase, len(bids), 0 if discards is None else len(discards))
     static = cache.get(key) if cache is not None else None

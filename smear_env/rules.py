@@ -69,7 +69,7 @@ _FIELD_NAMES = tuple(f.name for f in dataclasses.fields(Rules))
 
 
 EPISODES = ("game", "hand")
-REWARDS = ("game", "hand", "margin")
+REWARDS = ("game", "hand", "margin")  # smear_env.core.team_reward computes each
 
 
 def check_episode_settings(episode: str, reward: str) -> None:

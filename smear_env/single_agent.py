@@ -1,28 +1,53 @@
-"""A Gymnasium single-agent view of Smear: one seat learns, the other three are agents given by spec.
+"""A Gymnasium single-agent view of Smear: one seat learns, the other three are agents.
 
-``SmearSingleAgentEnv(seat=0, partner="heuristic", opponents="random")`` is a
-``gymnasium.Env`` whose observation is the learning seat's ``smear_v0`` observation
-vector and whose action space is the same ``Discrete(72)``; ``action_masks()`` gives
-the legal actions (the interface ``sb3_contrib.MaskablePPO`` reads) and ``info`` carries
-``action_mask`` too. The other seats act inside ``step`` until it is the learner's
-turn again. Rewards are the learner team's, as in ``smear_v0`` (``reward=`` game, hand
-or margin); an episode is a game or a hand (``episode=``). An illegal action raises
-``smear_env.IllegalActionError``, or with ``illegal_action="terminate"`` ends the episode
-with reward -1 (what ``gymnasium.utils.env_checker.check_env``'s unmasked samples need).
+``SmearSingleAgentEnv(seat=0, partner=..., opponents=...)`` is a ``gymnasium.Env`` whose
+observation is the learning seat's ``smear_v0`` observation vector and whose action space
+is the same ``Discrete(72)``; ``action_masks()`` gives the legal actions (the interface
+``sb3_contrib.MaskablePPO`` reads) and ``info`` carries ``action_mask`` too. The other seats
+act inside ``step`` until it is the learner's turn again. ``partner`` and ``opponents``
+are agent objects (anything with ``act(observation, action_mask, seat_view)``, such as an
+``agents.Agent``) or, for convenience, agent spec strings (``"heuristic"``, ``"pimc"``),
+resolved through the ``smear_rl`` entry point that the ``agents`` package installs.
+
+Rewards are the learner team's, as in ``smear_v0`` (``reward=`` game, hand or margin); an
+episode is a game or a hand (``episode=``; a one-hand episode ends on the finished hand).
+As PettingZoo's classic envs do, an illegal action ends the episode with reward -1 by
+default (``illegal_action="terminate"``: what ``gymnasium.utils.env_checker.check_env``'s
+unmasked samples need); ``illegal_action="raise"`` raises ``smear_env.IllegalActionError``
+instead. A ``step`` after the episode ended raises; call ``reset()``.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from importlib.metadata import entry_points
+from typing import Any, Protocol
 
 import gymnasium as gym
 import numpy as np
 
 from .actions import NUM_ACTIONS
+from .core import team_reward
 from .game import Game, game_label, game_rng
 from .observer import OBS_DIM, observe
-from .rules import Rules, check_episode_settings
-from .view import seat_view
+from .rules import REWARDS, Rules, check_episode_settings
+from .view import SeatView, seat_view
+
+
+class Player(Protocol):
+    """What the env needs of the other seats' agents (``agents.Agent`` is one)."""
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, view: SeatView) -> int: ...
+
+
+def load_player(spec: str) -> Player:
+    """An agent from a spec string, through the ``smear_rl`` entry point ``load_agent`` (``agents.load_agent``)."""
+    found = entry_points(group="smear_rl", name="load_agent")
+    if not found:
+        raise ValueError(
+            f"agent spec {spec!r}: no agent loader is installed (the smear_rl entry point load_agent); "
+            "install the project (pip install -e .) or pass agent objects"
+        )
+    return next(iter(found)).load()(spec)
 
 
 class SmearSingleAgentEnv(gym.Env):
@@ -33,20 +58,18 @@ class SmearSingleAgentEnv(gym.Env):
     def __init__(
         self,
         seat: int = 0,
-        partner: str = "heuristic",
-        opponents: str = "random",
+        partner: Player | str = "heuristic",
+        opponents: Player | str = "random",
         episode: str = "game",
         reward: str = "margin",
-        illegal_action: str = "raise",
+        illegal_action: str = "terminate",
         render_mode: str | None = None,
         **rule_settings: Any,
     ) -> None:
-        from agents import load_agent  # agents build on smear_env: imported when used
-
         if seat not in (0, 1, 2, 3):
             raise ValueError(f"seat={seat!r}: one of 0, 1, 2, 3")
         if illegal_action not in ("raise", "terminate"):
-            raise ValueError(f"illegal_action={illegal_action!r}: 'raise' or 'terminate'")
+            raise ValueError(f"illegal_action={illegal_action!r}: 'terminate' (the default) or 'raise'")
         self.illegal_action = illegal_action
         if render_mode not in (None, "ansi"):
             raise ValueError(f"render_mode={render_mode!r}: None or 'ansi'")
@@ -54,15 +77,21 @@ class SmearSingleAgentEnv(gym.Env):
         self.rules = Rules.from_dict(rule_settings)
         self.seat = seat
         self.episode_mode, self.reward_mode, self.render_mode = episode, reward, render_mode
-        self.others = {
-            (seat + 2) % 4: load_agent(partner),
-            (seat + 1) % 4: load_agent(opponents),
-            (seat + 3) % 4: load_agent(opponents),
-        }
+        self._mode = REWARDS.index(reward)
+        partner_agent = load_player(partner) if isinstance(partner, str) else partner
+        opponent_agent = load_player(opponents) if isinstance(opponents, str) else opponents
+        for agent in (partner_agent, opponent_agent):
+            if not callable(getattr(agent, "act", None)):
+                raise ValueError(f"{agent!r} is not an agent: it needs act(observation, action_mask, view)")
+            check = getattr(agent, "check_rules", None)
+            if check is not None:
+                check(self.rules)
+        self.others = {(seat + 2) % 4: partner_agent, (seat + 1) % 4: opponent_agent, (seat + 3) % 4: opponent_agent}
         self.observation_space = gym.spaces.Box(-1.0, 1.0, (OBS_DIM,), np.float32)
         self.action_space = gym.spaces.Discrete(NUM_ACTIONS)
         self._entropy: int | None = None
         self._episode = 0
+        self._done = True
         self.game: Game | None = None
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict[str, Any]]:
@@ -71,62 +100,57 @@ class SmearSingleAgentEnv(gym.Env):
             self._entropy = int(np.random.SeedSequence(seed).entropy)
             self._episode = 0
         self.game = Game(
-            self.rules, game_rng(self._entropy, 0, self._episode), game_id=game_label(self._entropy, 0, self._episode)
+            self.rules,
+            game_rng(self._entropy, 0, self._episode),
+            game_id=game_label(self._entropy, 0, self._episode),
+            stop_after_hand=self.episode_mode == "hand",
         )
         for s, agent in self.others.items():
-            agent.seed([self._entropy % 2**63, self._episode, s])
+            seed_agent = getattr(agent, "seed", None)
+            if seed_agent is not None:
+                seed_agent([self._entropy % 2**63, self._episode, s])
         self._episode += 1
-        reward, done = self._others_play()
-        self._pending_reward = reward
+        self._done = False
+        self._pending_reward = self._others_play()
+        self._done = self.game.game_over
         return self._obs(), self._info()
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         if self.game is None:
             raise RuntimeError("call reset() before step()")
+        if self._done:
+            raise RuntimeError("the episode has ended: call reset() to start the next one")
         reward = self._pending_reward
         self._pending_reward = 0.0
         if self.illegal_action == "terminate" and not self.action_masks()[int(action)]:
             # As PettingZoo's TerminateIllegalWrapper: the episode ends, -1 for the offender.
+            self._done = True
             return self._obs(), -1.0, True, False, self._info()
-        r, done = self._apply(int(action))
-        reward += r
-        if not done:
-            r, done = self._others_play()
-            reward += r
-        terminated = done and not self.game.truncated
-        return self._obs(), float(reward), terminated, bool(self.game.truncated), self._info()
+        reward += self._apply(int(action))
+        if not self.game.game_over:
+            reward += self._others_play()
+        self._done = self.game.game_over
+        return self._obs(), float(reward), self._done and not self.game.truncated, bool(self.game.truncated), self._info()
 
-    def _apply(self, action: int) -> tuple[float, bool]:
-        """One action of the seat to act; the learner team's reward and whether the episode ended."""
+    def _apply(self, action: int) -> float:
+        """One action of the seat to act; the learner team's reward (nonzero only when a hand ends)."""
         game = self.game
         before, scores = len(game.records), list(game.scores)
         game.step(action)
         if len(game.records) == before:
-            return 0.0, False
+            return 0.0
         team = self.seat & 1
-        scored = not game.records[-1]["redeal"]
-        reward = 0.0
         change = [game.scores[t] - scores[t] for t in (0, 1)]
-        if scored and self.reward_mode == "hand":
-            reward = change[team]
-        elif scored and self.reward_mode == "margin":
-            reward = change[team] - change[1 - team]
-        if game.winner is not None and self.reward_mode == "game":
-            reward = 1.0 if game.winner == team else -1.0
-        done = game.game_over or (self.episode_mode == "hand" and scored)
-        return float(reward), done
+        outcome = 0 if game.winner is None else (1 if game.winner == team else -1)
+        return float(team_reward(self._mode, change[team], change[1 - team], outcome))
 
-    def _others_play(self) -> tuple[float, bool]:
+    def _others_play(self) -> float:
         reward = 0.0
         game = self.game
         while not game.game_over and game.to_act != self.seat:
             s = game.to_act
-            action = self.others[s].act(observe(game, s), game.action_mask(), seat_view(game, s))
-            r, done = self._apply(int(action))
-            reward += r
-            if done:
-                return reward, True
-        return reward, game.game_over
+            reward += self._apply(int(self.others[s].act(observe(game, s), game.action_mask(), seat_view(game, s))))
+        return reward
 
     def _obs(self) -> np.ndarray:
         return observe(self.game, self.seat)

@@ -16,19 +16,22 @@ import os
 from typing import Any
 
 import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
 
 from . import vector_kernels as kernels
 from .actions import NUM_ACTIONS
 from .game import Game, IllegalActionError, Phase, game_label, game_rng, hand_record, split_deck
 from .observer import OBS_DIM, STATE_DIM
 from .records import write_records
-from .rules import Rules, check_episode_settings
+from .render import render_table
+from .rules import REWARDS, Rules, check_episode_settings
 
 BID, TRUMP, DISCARD, PLAY = 0, 1, 2, 3
 BIT = (np.uint64(1) << np.arange(32, dtype=np.uint64)).astype(np.uint32)
 DEAL_CHUNK = 16  # deals drawn per game at a time (the same stream as one draw per hand)
 CATEGORIES = ("high", "low", "jack", "game")
-REWARD_MODES = {"game": 0, "hand": 1, "margin": 2}
 STATE_CARD_DIM = 7 * 32  # hands by seat, kitty rest, pick-up, discards
 
 
@@ -37,21 +40,31 @@ def _unpack(words: np.ndarray) -> np.ndarray:
     return np.unpackbits(np.ascontiguousarray(words, dtype="<u4").view(np.uint8), axis=1, bitorder="little")
 
 
-class SmearVectorEnv:
-    """``num_envs`` games of Smear in lockstep (Gymnasium vector conventions).
+class SmearVectorEnv(VectorEnv):
+    """``num_envs`` games of Smear in lockstep: a ``gymnasium.vector.VectorEnv``.
 
-    ``obs, info = venv.reset(seed)``; ``obs, rewards, terminated, truncated, info =
+    ``obs, info = venv.reset(seed=S)``; ``obs, rewards, terminated, truncated, info =
     venv.step(actions)``. ``obs`` is ``[B, OBS_DIM]`` float32, the observation of the seat
-    to act in each game (the ``smear_v0`` encoding); ``info["action_mask"]`` (``[B, 72]``
-    int8), ``info["seat"]`` (``[B]``) and ``info["hand_over"]`` (``[B]``, a hand was scored
-    or thrown in) are always present. ``rewards`` is ``[B, 4]``, by
-    seat, team-shared. Finished games reset at once; ``info["_final"]`` marks them and
-    ``info["final_*"]`` carries their episode return, length, hands, scores, winner,
-    points by category and bids.
+    to act in each game (the ``smear_v0`` encoding; ``single_observation_space``);
+    actions are ``[B]`` ids of the 72-action table (``single_action_space``).
+    ``info["action_mask"]`` (``[B, 72]`` int8), ``info["seat"]`` (``[B]``) and
+    ``info["hand_over"]`` (``[B]``, a hand was scored or thrown in) are always present.
+    ``rewards`` is ``[B, 4]``, by seat, team-shared: four players act in turn, so a game's
+    reward is not one number (wrappers that assume it is, such as ``RecordEpisodeStatistics``,
+    do not apply; ``info["final_return"]`` has each finished game's return by seat).
+
+    Finished games reset in the same step (``metadata["autoreset_mode"]`` is
+    ``AutoresetMode.SAME_STEP``): ``info["_final"]`` (and ``info["_final_obs"]``) mark them,
+    ``info["final_obs"]`` is each one's last observation (the seat that made the last move,
+    the finished hand on the table, an all-zero phase) and ``info["final_*"]`` its episode
+    return, length, hands, scores, winner, points by category and bids. ``render(game=i)``
+    draws game ``i`` (``render_mode="ansi"``).
 
     ``copy=False`` returns the same observation and mask arrays every step, overwritten in
     place (Gymnasium's ``copy`` option): faster for large ``num_envs``; copy what you keep.
     """
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": ["ansi"]}
 
     def __init__(
         self,
@@ -61,10 +74,14 @@ class SmearVectorEnv:
         reward: str = "game",
         record: str | list[int] | None = None,
         copy: bool = True,
+        render_mode: str | None = None,
         **rule_settings: Any,
     ) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs={num_envs!r}: must be a positive int")
+        if render_mode not in (None, "ansi"):
+            raise ValueError(f"render_mode={render_mode!r}: None or 'ansi'")
+        self.render_mode = render_mode
         check_episode_settings(episode, reward)
         self.rules = Rules.from_dict(rule_settings)
         self.num_envs = n = int(num_envs)
@@ -84,6 +101,11 @@ class SmearVectorEnv:
         self.observation_shape = (OBS_DIM,)
         self.state_shape = (STATE_DIM,)
         self.num_actions = NUM_ACTIONS
+        self.single_observation_space = spaces.Box(-1.0, 1.0, (OBS_DIM,), np.float32)
+        self.single_action_space = spaces.Discrete(NUM_ACTIONS)
+        self.observation_space = batch_space(self.single_observation_space, n)
+        self.action_space = batch_space(self.single_action_space, n)
+        self._all = np.arange(n)
         self._seed = seed
         if not isinstance(copy, bool):
             raise ValueError(f"copy={copy!r}: True (new arrays each step) or False (one reused buffer)")
@@ -92,7 +114,7 @@ class SmearVectorEnv:
         self._ready = False
 
     # ------------------------------------------------------------------ setup
-    def reset(self, seed: int | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+    def reset(self, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict[str, Any]]:
         """Start every game afresh; game i of this run is then (seed, i, 0), (seed, i, 1), ..."""
         n = self.num_envs
         if seed is None:
@@ -201,6 +223,7 @@ class SmearVectorEnv:
         self._hand_over = np.zeros(n, dtype=bool)
         self._final: dict[str, Any] = {}
         self.ep_length += 1
+        self._acted = self.to_act.copy()  # whose final observation a finished game gives
         scored = np.zeros(n, dtype=bool)
         redeal = np.zeros(n, dtype=bool)
         kernels.advance(
@@ -236,7 +259,7 @@ class SmearVectorEnv:
             kernels.score_hands(
                 h, self.trump, self.owner, self.jack_team, self.game_count, self.discard_order, self.num_discards,
                 self.bidder, self.high_bid, self.scores, cap, rules.target_score, rules.win_only_on_made_bid,
-                rules.high_low_in_play, REWARD_MODES[self.reward_mode], self._rewards, self.ep_points, self.ep_bids,
+                rules.high_low_in_play, REWARDS.index(self.reward_mode), self._rewards, self.ep_points, self.ep_bids,
                 self.ep_made, winner, points, game_count, hand_points, made, score_before,
             )  # fmt: skip
         recorded = self._recorded[h]
@@ -257,10 +280,6 @@ class SmearVectorEnv:
         ended = over | truncated
         if scored and self.episode_mode == "hand":
             ended = np.ones(m, dtype=bool)
-        if self.reward_mode == "game" and over.any():
-            won = h[over]
-            sign = np.where(winner[over] == 0, 1.0, -1.0)
-            self._rewards[won] = sign[:, None] * np.array([1.0, -1.0, 1.0, -1.0])
         self._terminated[h[ended & ~truncated]] = True
         self._truncated[h[truncated]] = True
         going = h[~ended]
@@ -286,7 +305,9 @@ class SmearVectorEnv:
                 final_points=np.zeros((n, 2, 4), dtype=np.int64),
                 final_bids=np.zeros((n, 2, 3), dtype=np.int64),
                 final_made=np.zeros((n, 2, 3), dtype=np.int64),
+                final_obs=np.zeros((n, OBS_DIM), dtype=np.float32),
             )
+            final["_final_obs"] = final["_final"]
         final["_final"][done] = True
         final["final_return"][done] = self.ep_return[done] + self._rewards[done]
         final["final_length"][done] = self.ep_length[done]
@@ -296,6 +317,8 @@ class SmearVectorEnv:
         final["final_points"][done] = self.ep_points[done]
         final["final_bids"][done] = self.ep_bids[done]
         final["final_made"][done] = self.ep_made[done]
+        self.phase[done] = Phase.GAME_OVER  # the finished table, as the single-game engine leaves it
+        final["final_obs"][done] = self._encode(self._acted[done], games=done)
         self.episode[done] += 1
         self._new_games(done)
         self.ep_return[done] = -self._rewards[done]  # step() adds this step's rewards: the new game starts at 0
@@ -335,11 +358,13 @@ class SmearVectorEnv:
         )
 
     # ------------------------------------------------------------------ observation
-    def _encode(self, me: np.ndarray, obs: np.ndarray | None = None) -> np.ndarray:
+    def _encode(self, me: np.ndarray, obs: np.ndarray | None = None, games: np.ndarray | None = None) -> np.ndarray:
+        """The observation of seat ``me[j]`` in game ``games[j]`` (all games by default)."""
+        games = self._all if games is None else games
         if obs is None:
-            obs = np.empty((self.num_envs, OBS_DIM), dtype=np.float32)
+            obs = np.empty((games.size, OBS_DIM), dtype=np.float32)
         kernels.encode(
-            obs, me, self.hold, self.played, self.trick_bits, self.picked, self.discard_bits, self.bidder, self.phase,
+            obs, games, me, self.hold, self.played, self.trick_bits, self.picked, self.discard_bits, self.bidder, self.phase,
             self.to_act, self.dealer, self.high_bid, self.trump, self.rules.kitty_size, self.leader, self.bids,
             self.voids, self.owner, self.jack_team, self.tricks_won, self.game_count, self.scores,
             float(self.rules.target_score), self.rules.high_low_in_play,
@@ -399,29 +424,12 @@ class SmearVectorEnv:
         """A single-engine snapshot of game ``i`` (to read a seat view or search from; playing it on leaves the batch alone)."""
         if not 0 <= i < self.num_envs:
             raise IndexError(f"game {i}: there are {self.num_envs} games (0..{self.num_envs - 1})")
-        game = Game.__new__(Game)
-        game.rules = self.rules
-        game.rng = np.random.default_rng(self._rngs[i].integers(2**63))
-        game.game_id = game_label(self.entropy, i, int(self.episode[i]))
-        game.scores = self.scores[i].tolist()
-        game.hand_index = int(self.hand_index[i])
-        game.records = []
-        game.winner = None
-        game.truncated = False
-        game.dealer = int(self.dealer[i])
-        hands, kitty = split_deck(self.deck[i].tolist())
-        game.dealt, game.kitty = hands, kitty
-        game.holding = [[c for c in range(32) if int(self.hold[i, s]) >> c & 1] for s in range(4)]
-        game.bids = [((game.dealer + 1 + j) % 4, int(self.bids[i, (game.dealer + 1 + j) % 4])) for j in range(4)]
-        game.bids = [b for b in game.bids if b[1] >= 0]
-        game.high_bid = int(self.high_bid[i])
-        game.bidder = None if self.bidder[i] < 0 else int(self.bidder[i])
-        game.trump = None if self.trump[i] < 0 else int(self.trump[i])
         phase = int(self.phase[i])
-        game.picked_up = kitty[: self.rules.kitty_size] if phase != BID else []
-        game.discards = self.discard_order[i, : self.num_discards[i]].tolist()
+        dealer = int(self.dealer[i])
+        hands, kitty = split_deck(self.deck[i].tolist())
+        order = [(dealer + 1 + j) % 4 for j in range(4)]
         nt = int(self.num_tricks[i])
-        game.tricks = [
+        tricks = [
             (
                 int(self.trick_leader[i, t]),
                 [((int(self.trick_leader[i, t]) + j) % 4, int(self.trick_cards[i, t, j])) for j in range(4)],
@@ -430,16 +438,34 @@ class SmearVectorEnv:
             for t in range(nt)
         ]
         lead = int(self.leader[i])
-        game.trick = (
-            [((lead + j) % 4, int(self.trick_cards[i, nt, j])) for j in range(int(self.num_in_trick[i]))] if nt < 6 else []
+        trick = [((lead + j) % 4, int(self.trick_cards[i, nt, j])) for j in range(int(self.num_in_trick[i]))] if nt < 6 else []
+        return Game.from_state(
+            self.rules,
+            phase=Phase(phase),
+            to_act=int(self.to_act[i]),
+            dealer=dealer,
+            dealt=hands,
+            holding=[[c for c in range(32) if int(self.hold[i, s]) >> c & 1] for s in range(4)],
+            kitty=kitty,
+            bids=[(s, int(self.bids[i, s])) for s in order if self.bids[i, s] >= 0],
+            trump=None if self.trump[i] < 0 else int(self.trump[i]),
+            picked_up=kitty[: self.rules.kitty_size] if phase != BID else [],
+            discards=self.discard_order[i, : self.num_discards[i]].tolist(),
+            tricks=tricks,
+            trick=trick,
+            leader=None if lead < 0 else lead,
+            voids=[[bool(int(self.voids[i, s]) >> u & 1) for u in range(4)] for s in range(4)],
+            scores=self.scores[i].tolist(),
+            hand_index=int(self.hand_index[i]),
+            game_id=game_label(self.entropy, i, int(self.episode[i])),
+            rng=np.random.default_rng(self._rngs[i].integers(2**63)),
         )
-        game.leader = None if lead < 0 else lead
-        game.voids = [[bool(int(self.voids[i, s]) >> u & 1) for u in range(4)] for s in range(4)]
-        game.phase = Phase(phase)
-        game.to_act = int(self.to_act[i])
-        game._legal = None
-        game.obs_cache = {}
-        return game
+
+    def render(self, game: int = 0) -> str | None:
+        """The table of game ``game`` as text (every hand shown), with ``render_mode="ansi"``."""
+        if self.render_mode is None:
+            return None
+        return render_table(self.game(game))
 
     def write_records(self, path: str | os.PathLike[str]) -> int:
         """Write the hand records of the recorded games (``record=``) atomically."""

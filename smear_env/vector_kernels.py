@@ -14,6 +14,7 @@ import numpy as np
 from numba import njit
 
 from .cards import GAME_COUNT
+from .core import team_reward
 from .observer import OFFSETS
 
 BID, TRUMP, DISCARD, PLAY = 0, 1, 2, 3
@@ -184,15 +185,16 @@ def advance(actions, phase, to_act, dealer, leader, hold, bids, high_bid, bidder
 
 
 @njit(cache=True)
-def encode(out, me, hold, played, trick_bits, picked, discard_bits, bidder, phase, to_act, dealer, high_bid, trump,
+def encode(out, games, me, hold, played, trick_bits, picked, discard_bits, bidder, phase, to_act, dealer, high_bid, trump,
            kitty_size, leader, bids, voids, owner, jack_team, tricks_won, game_count, scores, target, high_low_in_play):  # fmt: skip
-    """The observation of seat ``me[i]`` in each game i, written into ``out`` ([n, OBS_DIM] float32)."""
+    """The observation of seat ``me[j]`` in game ``games[j]``, written into row j of ``out`` ([n, OBS_DIM] float32)."""
     o = _O
     n = out.shape[0]
     width = out.shape[1]
-    for i in range(n):
-        row = out[i]
-        m = me[i]
+    for j in range(n):
+        i = games[j]
+        row = out[j]
+        m = me[j]
         mine = m & 1
         p = phase[i]
         _put_cards(row, o[0], hold[i, m])
@@ -394,15 +396,15 @@ def score_hands(h, trump, owner, jack_team, game_count, discard_order, num_disca
         ep_bids[i, bt, bid - 2] += 1
         if made:
             ep_made[i, bt, bid - 2] += 1
-        if reward_mode != 0:
-            c0 = scores[i, 0] - out_before[j, 0]
-            c1 = scores[i, 1] - out_before[j, 1]
-            r0 = c0 - c1 if reward_mode == 2 else c0
-            r1 = c1 - c0 if reward_mode == 2 else c1
-            rewards[i, 0] = r0
-            rewards[i, 2] = r0
-            rewards[i, 1] = r1
-            rewards[i, 3] = r1
+        c0 = scores[i, 0] - out_before[j, 0]
+        c1 = scores[i, 1] - out_before[j, 1]
+        outcome = 0 if winner < 0 else (1 if winner == 0 else -1)
+        r0 = team_reward(reward_mode, c0, c1, outcome)
+        r1 = team_reward(reward_mode, c1, c0, -outcome)
+        rewards[i, 0] = r0
+        rewards[i, 2] = r0
+        rewards[i, 1] = r1
+        rewards[i, 3] = r1
 
 
 @njit(cache=True)

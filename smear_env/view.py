@@ -111,7 +111,6 @@ class Knowledge(NamedTuple):
     trick: list[tuple[int, int]]
     leader: int | None
     voids: list[list[bool]]
-    cache: dict | None = None  # the game's per-hand cache of what completed tricks encode to
 
 
 def seat_knowledge(game: Game, seat: int) -> Knowledge:
@@ -136,7 +135,6 @@ def seat_knowledge(game: Game, seat: int) -> Knowledge:
         game.trick,
         game.leader,
         game.voids,
-        game.obs_cache,
     )
 
 
@@ -240,10 +238,6 @@ class DealSampler:
         )
         self.allowed = allowed
         counts = tuple(sum(1 for c in self.pool if c >> 3 == u) for u in range(4))
-        # What every sampled game shares (copied per game where play changes it).
-        self._fixed = dict(rules=view.rules, game_id="sampled", hand_index=view.hand_index, winner=None, truncated=False,
-                           dealer=view.dealer, high_bid=view.bid, bidder=bidder, trump=trump, leader=view.leader,
-                           phase=view.phase, to_act=view.to_act, _legal=None)  # fmt: skip
         self._hand = [CARD_INDEX[c] for c in view.hand]
         self._discards = None if view.discards is None else [CARD_INDEX[c] for c in view.discards]
         self._picked_up = [] if view.picked_up is None else [CARD_INDEX[c] for c in view.picked_up]
@@ -315,27 +309,33 @@ class DealSampler:
     def game(self, rng: np.random.Generator) -> Game:
         """A full game consistent with the view, the hidden cards dealt uniformly at random.
         Played on past this hand, it deals from ``rng``."""
+        view = self.view
         places = self.deal(rng)
-        game = Game.__new__(Game)
-        game.__dict__.update(self._fixed)
         holding: list[list[int]] = [[], [], [], []]
-        holding[self.view.seat] = list(self._hand)
+        holding[view.seat] = list(self._hand)
         for s, place in zip(self.others, places[:3], strict=True):
             holding[s] = place
-        game.holding = holding
-        game.dealt = [list(h) for h in holding]  # what each seat was dealt is not needed to play on
-        game.discards = list(self._discards) if self._discards is not None else places[3]
-        game.kitty = places[4]
-        game.picked_up = list(self._picked_up)
-        game.scores = list(self.view.scores)
-        game.bids = list(self.view.bids)
-        game.tricks = list(self._tricks)
-        game.trick = list(self._trick)
-        game.voids = [list(v) for v in self._voids]
-        game.records = []
-        game.obs_cache = {}
-        game.rng = rng
-        return game
+        return Game.from_state(
+            view.rules,
+            phase=view.phase,
+            to_act=view.to_act,
+            dealer=view.dealer,
+            dealt=holding,  # what each seat was dealt is not needed to play on
+            holding=holding,
+            kitty=places[4],
+            bids=view.bids,
+            trump=self.trump,
+            picked_up=self._picked_up,
+            discards=self._discards if self._discards is not None else places[3],
+            tricks=self._tricks,
+            trick=self._trick,
+            leader=view.leader,
+            voids=self._voids,
+            scores=view.scores,
+            hand_index=view.hand_index,
+            game_id="sampled",
+            rng=rng,
+        )
 
 
 def _splits(n: int, left: tuple[int, ...], ok: tuple[bool, ...]):

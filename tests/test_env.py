@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from pettingzoo.test import api_test, seed_test
@@ -91,7 +93,7 @@ def test_r16_truncation():
 
 
 def test_illegal_action_raises_and_leaves_game_unchanged():
-    environment = smear_env.env()
+    environment = smear_env.env(illegal_action="raise")
     environment.reset(seed=2)
     agent = environment.agent_selection
     before = environment.observe(agent)
@@ -225,3 +227,65 @@ def test_encode_of_view_equals_fast_observe():
                 break
             legal = game.legal_actions()
             game.step(legal[rng.integers(len(legal))])
+
+
+def test_default_env_ends_the_episode_on_an_illegal_move_with_the_teams_penalty():
+    """PettingZoo classic's convention: the episode ends, the offender's team gets -1, a warning names the move."""
+    environment = smear_env.env()
+    environment.reset(seed=2)
+    agent = environment.agent_selection
+    mask = environment.observe(agent)["action_mask"]
+    with pytest.warns(UserWarning, match=r"illegal move 4 \(trump C\) by player_\d .* legal were: pass"):
+        environment.step(4)
+    assert not mask[4]
+    team = int(agent[-1]) & 1
+    for other in environment.agents:
+        assert environment.terminations[other] and not environment.truncations[other]
+        assert environment._cumulative_rewards[other] == (-1.0 if int(other[-1]) & 1 == team else 0.0)
+    for _ in environment.agent_iter():  # the usual loop finishes the episode
+        _, reward, terminated, _, _ = environment.last()
+        assert terminated
+        environment.step(None)
+    assert not environment.agents
+
+
+def test_unmasked_random_actions_end_episodes_cleanly():
+    """What third-party env checkers do (RLlib's pre-check): step unmasked actions, expect no exception."""
+    environment = smear_env.env()
+    rng = np.random.default_rng(0)
+    for seed in range(20):
+        environment.reset(seed=seed)
+        for _ in environment.agent_iter():
+            _, _, terminated, truncated, _ = environment.last()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                environment.step(None if terminated or truncated else int(rng.integers(NUM_ACTIONS)))
+
+
+def test_one_hand_episode_ends_on_the_finished_hand():
+    environment = smear_env.env(episode="hand", reward="margin", render_mode="ansi")
+    random_episode(environment, 4, np.random.default_rng(2))
+    raw = environment.unwrapped
+    record = raw.game.records[-1]
+    assert not record["redeal"] and raw.game.game_over and raw.game.winner is None and not raw.game.truncated
+    for agent in raw.possible_agents:
+        obs = raw.observe(agent)
+        assert obs["action_mask"].sum() == 0
+        # The six tricks of the finished hand are on the table: 24 cards played, none held.
+        o = smear_env.observer.OFFSETS
+        assert obs["observation"][o["played"] : o["played"] + 128].sum() == 24
+        assert obs["observation"][o["hand"] : o["hand"] + 32].sum() == 0
+    text = environment.render()
+    assert "Tally: tricks" in text and f"bid {record['bid']}" in text and "Legal" not in text
+    state = raw.state()
+    assert state[:128].sum() == 0  # nobody holds a card: not the next deal
+
+
+def test_observer_cache_is_kept_outside_the_engine():
+    from smear_env import observer
+
+    game = Game(Rules(), 3)
+    observe_first = observer.observe(game, 0)
+    assert "obs_cache" not in vars(game) and game in observer._CACHES
+    copy = game.copy()
+    np.testing.assert_array_equal(observer.observe(copy, 0), observe_first)

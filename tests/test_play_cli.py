@@ -19,6 +19,12 @@ from smear_env import ALL_CARDS, Rules, read_records
 from smear_env.cli import play_random_games
 
 
+def _as_a_shell_starts_it() -> None:
+    """Ctrl-C as a shell leaves it: SIGINT handled by default and not blocked (test runners may ignore or block it)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
 class Terminal:
     def __init__(self, argv: list[str]) -> None:
         self.master, slave = pty.openpty()
@@ -29,7 +35,7 @@ class Terminal:
             stderr=slave,
             cwd=Path(__file__).parent.parent,
             close_fds=True,
-            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # as a shell would; test runners may ignore it
+            preexec_fn=_as_a_shell_starts_it,
         )
         os.close(slave)
         self.text = ""

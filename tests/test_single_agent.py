@@ -55,7 +55,7 @@ def test_one_hand_episodes_and_margin_rewards():
 
 
 def test_illegal_action_and_bad_settings():
-    env = SmearSingleAgentEnv()
+    env = SmearSingleAgentEnv(illegal_action="raise")
     env.reset(seed=0)
     illegal = int(np.flatnonzero(~env.action_masks())[0])
     with pytest.raises(IllegalActionError):
@@ -74,3 +74,32 @@ def test_maskable_ppo_example_runs():
     )
     assert out.returncode == 0, out.stderr
     assert "MaskablePPO after 1024 steps" in out.stdout
+
+
+def test_check_env_passes_with_default_arguments():
+    check_env(SmearSingleAgentEnv(), skip_render_check=True)
+
+
+def test_step_after_the_episode_ended_raises():
+    env = SmearSingleAgentEnv(episode="hand", reward="margin")
+    env.reset(seed=4)
+    done = False
+    while not done:
+        _, _, terminated, truncated, _ = env.step(int(np.flatnonzero(env.action_masks())[0]))
+        done = terminated or truncated
+    assert env.game.game_over and not env.action_masks().any()
+    with pytest.raises(RuntimeError, match="episode has ended: call reset"):
+        env.step(0)
+    env.reset()
+    env.step(int(np.flatnonzero(env.action_masks())[0]))
+
+
+def test_agent_objects_are_accepted():
+    from agents.heuristic import HeuristicAgent
+    from agents.random_agent import RandomAgent
+
+    env = SmearSingleAgentEnv(partner=HeuristicAgent(), opponents=RandomAgent(), episode="hand", reward="hand")
+    obs, info = env.reset(seed=0)
+    assert obs.shape == env.observation_space.shape and info["action_mask"].any()
+    with pytest.raises(ValueError, match="is not an agent"):
+        SmearSingleAgentEnv(partner=object())

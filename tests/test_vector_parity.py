@@ -8,6 +8,7 @@ import pytest
 import smear_env
 from smear_env import Game, IllegalActionError, Rules, check_records, observe, seat_view
 from smear_env.game import game_label, game_rng
+from smear_env.observer import OFFSETS
 from smear_env.observer import state as single_state
 from smear_env.vector import SmearVectorEnv
 
@@ -30,9 +31,11 @@ class Reference:
         self.episodes = [0] * n
         self.games = [self._new(i) for i in range(n)]
         self.records: list[dict] = []
+        self.final_obs: dict[int, np.ndarray] = {}  # game -> its last observation, for games that just ended
 
     def _new(self, i: int) -> Game:
-        return Game(self.rules, game_rng(self.seed, i, self.episodes[i]), game_id=game_label(self.seed, i, self.episodes[i]))
+        label = game_label(self.seed, i, self.episodes[i])
+        return Game(self.rules, game_rng(self.seed, i, self.episodes[i]), game_id=label, stop_after_hand=self.episode == "hand")
 
     def observe(self):
         obs = np.stack([observe(g, g.to_act) for g in self.games])
@@ -43,7 +46,9 @@ class Reference:
         rewards = np.zeros((self.n, 4), dtype=np.float32)
         terminated = np.zeros(self.n, dtype=bool)
         truncated = np.zeros(self.n, dtype=bool)
+        self.final_obs = {}
         for i, game in enumerate(self.games):
+            acting = game.to_act
             before = len(game.records)
             scores = list(game.scores)
             game.step(int(actions[i]))
@@ -65,6 +70,7 @@ class Reference:
             elif game.winner is not None or (self.episode == "hand" and scored):
                 terminated[i] = True
             if terminated[i] or truncated[i]:
+                self.final_obs[i] = observe(game, acting)
                 self.episodes[i] += 1
                 self.games[i] = self._new(i)
         return rewards, terminated, truncated
@@ -191,3 +197,54 @@ def test_copy_false_reuses_one_buffer_with_the_same_contents():
         assert obs_b is last  # the same array, overwritten in place
     with pytest.raises(ValueError, match="copy="):
         SmearVectorEnv(2, copy="no")
+
+
+@pytest.mark.parametrize(
+    "settings", SETTINGS[:3] + SETTINGS[-1:], ids=lambda s: ",".join(f"{k}={v}" for k, v in s.items()) or "default"
+)
+@pytest.mark.parametrize("episode, reward", EPISODES)
+def test_parity_of_final_observations(settings, episode, reward):
+    """Same-step autoreset: a finished game's last observation (the seat that moved last, the finished
+    table) is the single-game engine's at the end of that game."""
+    n, seed = 16, 3
+    venv = SmearVectorEnv(n, seed=seed, episode=episode, reward=reward, **settings)
+    ref = Reference(n, seed, Rules(**settings), episode, reward)
+    venv.reset()
+    rng = np.random.default_rng(2)
+    compared = 0
+    for _ in range(600):
+        actions = venv.sample_actions(rng)
+        _, _, terminated, truncated, info = venv.step(actions)
+        ref.step(actions)
+        done = np.flatnonzero(terminated | truncated)
+        assert sorted(ref.final_obs) == done.tolist()
+        for i in done.tolist():
+            assert info["_final_obs"][i] and info["final_obs"][i][OFFSETS["phase"] : OFFSETS["phase"] + 4].sum() == 0
+            np.testing.assert_array_equal(info["final_obs"][i], ref.final_obs[i])
+            compared += 1
+    assert compared > 0
+
+
+def test_vector_env_is_a_gymnasium_vector_env():
+    import gymnasium as gym
+    from gymnasium.vector import AutoresetMode
+    from gymnasium.wrappers.vector import ClipReward, DictInfoToList
+
+    venv = SmearVectorEnv(8, seed=0, reward="margin", render_mode="ansi")
+    assert isinstance(venv, gym.vector.VectorEnv) and venv.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
+    assert venv.single_observation_space == gym.spaces.Box(-1.0, 1.0, (smear_env.OBS_DIM,), np.float32)
+    assert venv.single_action_space == gym.spaces.Discrete(72)
+    assert venv.observation_space.shape == (8, smear_env.OBS_DIM) and venv.action_space.shape == (8,)
+    obs, info = venv.reset(seed=5)
+    assert venv.observation_space.contains(obs)
+    assert "seat 0 (team 0)" in venv.render(game=3) and venv.render(3) == smear_env.render_table(venv.game(3))
+    wrapped = DictInfoToList(ClipReward(venv, -1.0, 1.0))
+    obs2, infos = wrapped.reset(seed=5)
+    np.testing.assert_array_equal(obs2, obs)
+    assert isinstance(infos, list) and len(infos) == 8 and infos[0]["action_mask"].shape == (72,)
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        _, rewards, _, _, _ = wrapped.step(venv.sample_actions(rng))
+        assert rewards.min() >= -1 and rewards.max() <= 1
+    wrapped.close()
+    assert venv.closed
