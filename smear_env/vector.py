@@ -55,7 +55,7 @@ class SmearVectorEnv(VectorEnv):
 
     Finished games reset in the same step (``metadata["autoreset_mode"]`` is
     ``AutoresetMode.SAME_STEP``): ``info["_final"]`` (and ``info["_final_obs"]``) mark them,
-    ``info["final_obs"]`` is each one's last observation (the seat that made the last move,
+    ``info["final_obs"]`` (an object array, None elsewhere) holds each one's last observation (the seat that made the last move,
     the finished hand on the table, an all-zero phase) and ``info["final_*"]`` its episode
     return, length, hands, scores, winner, points by category and bids. ``render(game=i)``
     draws game ``i`` (``render_mode="ansi"``).
@@ -163,7 +163,8 @@ class SmearVectorEnv(VectorEnv):
         self._ready = True
         self._new_games(np.arange(n))
         obs, self._mask = self._observe()
-        return obs, {"action_mask": self._mask, "seat": self.to_act.copy(), "hand_over": np.zeros(n, dtype=bool)}
+        self._seat = self.to_act.copy()  # who acts next: the seat whose final observation a game that ends gives
+        return obs, {"action_mask": self._mask, "seat": self._seat, "hand_over": np.zeros(n, dtype=bool)}
 
     def _new_games(self, games: np.ndarray) -> None:
         """Begin a fresh game in each slot of ``games`` (R3: dealer drawn from the game's seed)."""
@@ -223,7 +224,6 @@ class SmearVectorEnv(VectorEnv):
         self._hand_over = np.zeros(n, dtype=bool)
         self._final: dict[str, Any] = {}
         self.ep_length += 1
-        self._acted = self.to_act.copy()  # whose final observation a finished game gives
         scored = np.zeros(n, dtype=bool)
         redeal = np.zeros(n, dtype=bool)
         kernels.advance(
@@ -239,7 +239,8 @@ class SmearVectorEnv(VectorEnv):
             self._finish_hands(np.flatnonzero(scored), scored=True)
         self.ep_return += self._rewards
         obs, self._mask = self._observe()
-        info: dict[str, Any] = {"action_mask": self._mask, "seat": self.to_act.copy(), "hand_over": self._hand_over}
+        self._seat = self.to_act.copy()
+        info: dict[str, Any] = {"action_mask": self._mask, "seat": self._seat, "hand_over": self._hand_over}
         info.update(self._final)
         return obs, self._rewards, self._terminated, self._truncated, info
 
@@ -305,7 +306,7 @@ class SmearVectorEnv(VectorEnv):
                 final_points=np.zeros((n, 2, 4), dtype=np.int64),
                 final_bids=np.zeros((n, 2, 3), dtype=np.int64),
                 final_made=np.zeros((n, 2, 3), dtype=np.int64),
-                final_obs=np.zeros((n, OBS_DIM), dtype=np.float32),
+                final_obs=np.full(n, None, dtype=object),  # as Gymnasium's vector envs: None where no game ended
             )
             final["_final_obs"] = final["_final"]
         final["_final"][done] = True
@@ -318,7 +319,7 @@ class SmearVectorEnv(VectorEnv):
         final["final_bids"][done] = self.ep_bids[done]
         final["final_made"][done] = self.ep_made[done]
         self.phase[done] = Phase.GAME_OVER  # the finished table, as the single-game engine leaves it
-        final["final_obs"][done] = self._encode(self._acted[done], games=done)
+        final["final_obs"][done] = list(self._encode(self._seat[done], games=done))  # _seat: who acted this step
         self.episode[done] += 1
         self._new_games(done)
         self.ep_return[done] = -self._rewards[done]  # step() adds this step's rewards: the new game starts at 0
