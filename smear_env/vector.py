@@ -20,7 +20,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from . import vector_kernels as kernels
+from . import vector_kernels as K  # noqa: N812 - the kernels and their state layout, read as K.PHASE, K.deal(...)
 from .actions import NUM_ACTIONS
 from .game import Game, IllegalActionError, Phase, game_label, game_rng, hand_record, split_deck
 from .observer import OBS_DIM, STATE_DIM
@@ -28,7 +28,6 @@ from .records import write_records
 from .render import render_table
 from .rules import REWARDS, Rules, check_episode_settings
 
-BID, TRUMP, DISCARD, PLAY = 0, 1, 2, 3
 BIT = (np.uint64(1) << np.arange(32, dtype=np.uint64)).astype(np.uint32)
 DEAL_CHUNK = 16  # deals drawn per game at a time (the same stream as one draw per hand)
 CATEGORIES = ("high", "low", "jack", "game")
@@ -105,7 +104,6 @@ class SmearVectorEnv(VectorEnv):
         self.single_action_space = spaces.Discrete(NUM_ACTIONS)
         self.observation_space = batch_space(self.single_observation_space, n)
         self.action_space = batch_space(self.single_action_space, n)
-        self._all = np.arange(n)
         self._seed = seed
         if not isinstance(copy, bool):
             raise ValueError(f"copy={copy!r}: True (new arrays each step) or False (one reused buffer)")
@@ -122,38 +120,26 @@ class SmearVectorEnv(VectorEnv):
         self.entropy = int(np.random.SeedSequence(seed).entropy)
         self.episode = np.zeros(n, dtype=np.int64)
         self._rngs: list[np.random.Generator | None] = [None] * n
-        # The state of a hand is kept in int8 and 32-bit card masks: small enough that a step over
-        # thousands of games reads it from cache (int64 arrays made a step a third slower).
+        # Each game's state is two rows (smear_env.vector_kernels): int8 and 32-bit card masks, small
+        # enough that a step over thousands of games reads it from cache. The attributes below are
+        # named views of those rows, for numpy code and for readers.
         self._deal_buf = np.zeros((n, DEAL_CHUNK, 32), dtype=np.int8)
         self._deal_pos = np.zeros(n, dtype=np.int64)
-        self.deck = np.zeros((n, 32), dtype=np.int8)
+        self.g = g = np.zeros((n, K.G_WIDTH), dtype=np.int8)
+        self.m = m = np.zeros((n, K.M_WIDTH), dtype=np.uint32)
         self.scores = np.zeros((n, 2), dtype=np.int64)
-        self.dealer = np.zeros(n, dtype=np.int8)
         self.hand_index = np.zeros(n, dtype=np.int64)
-        self.phase = np.zeros(n, dtype=np.int8)
-        self.to_act = np.zeros(n, dtype=np.int64)
-        self.leader = np.zeros(n, dtype=np.int8)
-        self.hold = np.zeros((n, 4), dtype=np.uint32)
-        self.bids = np.zeros((n, 4), dtype=np.int8)
-        self.high_bid = np.zeros(n, dtype=np.int8)
-        self.bidder = np.zeros(n, dtype=np.int8)
-        self.trump = np.zeros(n, dtype=np.int8)
-        self.picked = np.zeros(n, dtype=np.uint32)
-        self.discard_bits = np.zeros(n, dtype=np.uint32)
-        self.discard_order = np.zeros((n, 3), dtype=np.int8)
-        self.num_discards = np.zeros(n, dtype=np.int8)
-        self.played = np.zeros((n, 4), dtype=np.uint32)
-        self.trick_bits = np.zeros((n, 4), dtype=np.uint32)
-        self.owner = np.zeros((n, 32), dtype=np.int8)  # who played each card this hand, -1: nobody
-        self.trick_cards = np.zeros((n, 6, 4), dtype=np.int8)
-        self.trick_leader = np.zeros((n, 6), dtype=np.int8)
-        self.trick_winner = np.zeros((n, 6), dtype=np.int8)
-        self.num_tricks = np.zeros(n, dtype=np.int8)
-        self.num_in_trick = np.zeros(n, dtype=np.int8)
-        self.tricks_won = np.zeros((n, 2), dtype=np.int8)
-        self.game_count = np.zeros((n, 2), dtype=np.int8)
-        self.jack_team = np.zeros(n, dtype=np.int8)
-        self.voids = np.zeros((n, 4), dtype=np.uint32)
+        self.phase, self.to_act, self.dealer, self.leader = g[:, K.PHASE], g[:, K.TO_ACT], g[:, K.DEALER], g[:, K.LEADER]
+        self.high_bid, self.bidder, self.trump = g[:, K.HIGH_BID], g[:, K.BIDDER], g[:, K.TRUMP]
+        self.num_discards, self.num_tricks, self.num_in_trick = g[:, K.NUM_DISCARDS], g[:, K.NUM_TRICKS], g[:, K.IN_TRICK]
+        self.bids = g[:, K.BIDS : K.BIDS + 4]
+        self.discard_order = g[:, K.DISCARD_ORDER : K.DISCARD_ORDER + 3]
+        self.trick_leader = g[:, K.TRICK_LEADER : K.TRICK_LEADER + 6]
+        self.trick_winner = g[:, K.TRICK_WINNER : K.TRICK_WINNER + 6]
+        self.trick_cards = g[:, K.TRICK_CARDS : K.TRICK_CARDS + 24].reshape(n, 6, 4)
+        self.deck = g[:, K.DECK : K.DECK + 32]
+        self.hold, self.voids = m[:, K.HOLD : K.HOLD + 4], m[:, K.VOIDS : K.VOIDS + 4]
+        self.picked, self.discard_bits = m[:, K.PICKED], m[:, K.DISCARDED]
         self.ep_return = np.zeros((n, 4), dtype=np.float64)
         self.ep_length = np.zeros(n, dtype=np.int64)
         self.ep_points = np.zeros((n, 2, 4), dtype=np.int64)
@@ -163,7 +149,7 @@ class SmearVectorEnv(VectorEnv):
         self._ready = True
         self._new_games(np.arange(n))
         obs, self._mask = self._observe()
-        self._seat = self.to_act.copy()  # who acts next: the seat whose final observation a game that ends gives
+        self._seat = self.to_act.astype(np.int64)  # who acts next: the seat whose final observation a game that ends gives
         return obs, {"action_mask": self._mask, "seat": self._seat, "hand_over": np.zeros(n, dtype=bool)}
 
     def _new_games(self, games: np.ndarray) -> None:
@@ -190,12 +176,7 @@ class SmearVectorEnv(VectorEnv):
             draws = np.stack([self._rngs[i].random((DEAL_CHUNK, 32)) for i in empty.tolist()])
             self._deal_buf[empty] = np.argsort(draws, axis=2, kind="stable")
             self._deal_pos[empty] = 0
-        kernels.deal(
-            games, self._deal_buf, self._deal_pos, self.deck, self.hold, self.bids, self.high_bid, self.bidder,
-            self.trump, self.picked, self.discard_bits, self.num_discards, self.played, self.trick_bits, self.owner,
-            self.num_tricks, self.num_in_trick, self.tricks_won, self.game_count, self.jack_team, self.voids,
-            self.phase, self.to_act, self.dealer, self.leader,
-        )  # fmt: skip
+        K.deal(games, self._deal_buf, self._deal_pos, self.g, self.m)
 
     # ------------------------------------------------------------------ step
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
@@ -207,7 +188,7 @@ class SmearVectorEnv(VectorEnv):
         if a.shape != (n,) or a.dtype.kind not in "iu":
             raise ValueError(f"actions must be an integer array of shape ({n},), got {a.dtype} {a.shape}")
         a = a.astype(np.int64, copy=False)
-        illegal = kernels.illegal(a, self._legal)
+        illegal = K.illegal(a, self._legal)
         if illegal.any():
             bad = np.flatnonzero(illegal)
             detail = "; ".join(
@@ -226,20 +207,14 @@ class SmearVectorEnv(VectorEnv):
         self.ep_length += 1
         scored = np.zeros(n, dtype=bool)
         redeal = np.zeros(n, dtype=bool)
-        kernels.advance(
-            a, self.phase, self.to_act, self.dealer, self.leader, self.hold, self.bids, self.high_bid, self.bidder,
-            self.trump, self.deck, self.rules.kitty_size, self.picked, self.discard_bits, self.discard_order,
-            self.num_discards, self.played, self.trick_bits, self.owner, self.trick_cards, self.trick_leader,
-            self.trick_winner, self.num_tricks, self.num_in_trick, self.tricks_won, self.game_count, self.jack_team,
-            self.voids, scored, redeal,
-        )  # fmt: skip
+        K.advance(a, self.g, self.m, self.rules.kitty_size, scored, redeal)
         if redeal.any():
             self._finish_hands(np.flatnonzero(redeal), scored=False)
         if scored.any():
             self._finish_hands(np.flatnonzero(scored), scored=True)
         self.ep_return += self._rewards
         obs, self._mask = self._observe()
-        self._seat = self.to_act.copy()
+        self._seat = self.to_act.astype(np.int64)
         info: dict[str, Any] = {"action_mask": self._mask, "seat": self._seat, "hand_over": self._hand_over}
         info.update(self._final)
         return obs, self._rewards, self._terminated, self._truncated, info
@@ -257,11 +232,10 @@ class SmearVectorEnv(VectorEnv):
             hand_points = np.empty((m, 2), dtype=np.int64)
             made = np.empty(m, dtype=np.bool_)
             cap = -1 if rules.defender_cap is None else rules.defender_cap
-            kernels.score_hands(
-                h, self.trump, self.owner, self.jack_team, self.game_count, self.discard_order, self.num_discards,
-                self.bidder, self.high_bid, self.scores, cap, rules.target_score, rules.win_only_on_made_bid,
-                rules.high_low_in_play, REWARDS.index(self.reward_mode), self._rewards, self.ep_points, self.ep_bids,
-                self.ep_made, winner, points, game_count, hand_points, made, score_before,
+            K.score_hands(
+                h, self.g, self.m, self.scores, cap, rules.target_score, rules.win_only_on_made_bid, rules.high_low_in_play,
+                REWARDS.index(self.reward_mode), self._rewards, self.ep_points, self.ep_bids, self.ep_made, winner, points,
+                game_count, hand_points, made, score_before,
             )  # fmt: skip
         recorded = self._recorded[h]
         if recorded.any():
@@ -361,15 +335,14 @@ class SmearVectorEnv(VectorEnv):
     # ------------------------------------------------------------------ observation
     def _encode(self, me: np.ndarray, obs: np.ndarray | None = None, games: np.ndarray | None = None) -> np.ndarray:
         """The observation of seat ``me[j]`` in game ``games[j]`` (all games by default)."""
-        games = self._all if games is None else games
+        rules = self.rules
         if obs is None:
-            obs = np.empty((games.size, OBS_DIM), dtype=np.float32)
-        kernels.encode(
-            obs, games, me, self.hold, self.played, self.trick_bits, self.picked, self.discard_bits, self.bidder, self.phase,
-            self.to_act, self.dealer, self.high_bid, self.trump, self.rules.kitty_size, self.leader, self.bids,
-            self.voids, self.owner, self.jack_team, self.tricks_won, self.game_count, self.scores,
-            float(self.rules.target_score), self.rules.high_low_in_play,
-        )  # fmt: skip
+            obs = np.empty((self.num_envs if games is None else games.size, OBS_DIM), dtype=np.float32)
+        settings = (self.scores, rules.kitty_size, float(rules.target_score), rules.high_low_in_play)
+        if games is None:
+            K.encode(obs, me, self.g, self.m, *settings)
+        else:
+            K.encode_games(obs, games, me, self.g, self.m, *settings)
         return obs
 
     def _observe(self) -> tuple[np.ndarray, np.ndarray]:
@@ -381,10 +354,7 @@ class SmearVectorEnv(VectorEnv):
                 self._buffers = np.empty((n, OBS_DIM), dtype=np.float32), np.zeros((n, NUM_ACTIONS), dtype=np.int8)
             obs, mask = self._buffers
             mask.fill(0)
-        kernels.legal(
-            mask, self._legal, self.phase, self.to_act, self.dealer, self.high_bid, self.hold, self.trump,
-            self.trick_cards, self.num_tricks, self.num_in_trick, self.rules.stick_the_dealer,
-        )  # fmt: skip
+        K.legal(mask, self._legal, self.g, self.m, self.rules.stick_the_dealer)
         return self._encode(self.to_act, obs), mask
 
     def observe(self, seats: np.ndarray) -> np.ndarray:
@@ -402,7 +372,7 @@ class SmearVectorEnv(VectorEnv):
     def sample_actions(self, rng: np.random.Generator) -> np.ndarray:
         """A uniformly random legal action for each game."""
         out = np.empty(self.num_envs, dtype=np.int64)
-        kernels.sample(self._legal, rng.random(self.num_envs), out)
+        K.sample(self._legal, rng.random(self.num_envs), out)
         return out
 
     def state(self) -> np.ndarray:
@@ -413,8 +383,8 @@ class SmearVectorEnv(VectorEnv):
         kitty_rest = np.bitwise_or.reduce(BIT[self.deck[:, 24 + k :]], axis=1) if k < 8 else np.zeros(n, np.uint32)
         words = np.empty((n, 7), dtype=np.uint32)
         words[:, :4] = self.hold
-        words[:, 4] = np.where(self.phase == BID, kitty_all, kitty_rest)
-        words[:, 5] = np.where(self.phase == BID, 0, self.picked)
+        words[:, 4] = np.where(self.phase == Phase.BID, kitty_all, kitty_rest)
+        words[:, 5] = np.where(self.phase == Phase.BID, 0, self.picked)
         words[:, 6] = self.discard_bits
         out = np.empty((n, STATE_DIM), dtype=np.float32)
         out[:, :STATE_CARD_DIM] = _unpack(words)
@@ -450,7 +420,7 @@ class SmearVectorEnv(VectorEnv):
             kitty=kitty,
             bids=[(s, int(self.bids[i, s])) for s in order if self.bids[i, s] >= 0],
             trump=None if self.trump[i] < 0 else int(self.trump[i]),
-            picked_up=kitty[: self.rules.kitty_size] if phase != BID else [],
+            picked_up=kitty[: self.rules.kitty_size] if phase != Phase.BID else [],
             discards=self.discard_order[i, : self.num_discards[i]].tolist(),
             tricks=tricks,
             trick=trick,

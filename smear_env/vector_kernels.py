@@ -1,11 +1,15 @@
-"""The per-step loops of the batched engine, compiled with numba.
+"""The per-step loops of the batched engine, compiled with numba, and the layout of its state.
 
-Each kernel walks the batch once, game by game, over the same arrays that
-``SmearVectorEnv`` keeps (hands as 32-bit masks). They hold the common path of a
-step: one action per game (R6-R12), the observation of the seat to act (the
-``smear_v0`` layout) and its legal actions. The rare end of a hand (scoring R13-R16,
-records, new deals) stays in numpy in ``smear_env.vector``. ``tests/test_vector_parity.py``
-proves the result equal to the single-game engine at every step.
+A batch keeps each game's state in two rows: ``g[i]`` (int8: the phase, seats, bids, tricks,
+who played each card, the deck) and ``m[i]`` (uint32 card masks: hands, cards played, the
+trick on the table, revealed voids, the pick-up and the discards), with the named columns
+below, so that a game's whole state sits in two cache lines' worth of memory. The kernels
+walk the batch game by game; every rule they apply is a call into the fast core
+(:mod:`smear_env.core`). They hold the common path of a step: one action per game (R6-R12),
+the observation of the seat to act (the ``smear_v0`` layout) and its legal actions; the end
+of a hand (scoring R13-R16) is :func:`score_hands`, the records and new deals are numpy in
+``smear_env.vector``. ``tests/test_vector_parity.py`` proves the result equal to the
+single-game engine at every step.
 """
 
 from __future__ import annotations
@@ -13,434 +17,379 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .cards import GAME_COUNT
-from .core import team_reward
+from . import actions, cards, core, game, observer
+from .actions import BID_BASE, DISCARD_BASE, MIN_BID, NUM_ACTIONS, PASS, PLAY_BASE, TRUMP_BASE
+from .cards import NUM_CARDS
+from .compiled import forget_stale
+from .core import (
+    GAME_COUNT_OF,
+    bid_choices,
+    bidding_over,
+    discard_choices,
+    game_team,
+    hand_points,
+    high_low_cards,
+    jack_card,
+    lowest_card,
+    play_choices,
+    settle,
+    shows_void,
+    team_reward,
+    trump_choices,
+    winning_place,
+)
+from .game import HAND_SIZE, TRICKS_PER_HAND, Phase
 from .observer import OFFSETS
 
-BID, TRUMP, DISCARD, PLAY = 0, 1, 2, 3
-_GC = np.array(GAME_COUNT, dtype=np.int64)
-# Observation offsets, in LAYOUT order (see smear_env.observer).
-_O = np.array(
-    [
-        OFFSETS[name]
-        for name in (
-            "hand", "played", "trick", "picked_up", "discards", "phase", "to_act", "dealer", "bids", "bidder",
-            "bid", "trump", "kitty_size", "leader", "voids", "points", "tricks_won",
-        )
-    ],
-    dtype=np.int64,
-)  # fmt: skip
+forget_stale(__file__, actions.__file__, cards.__file__, core.__file__, game.__file__, observer.__file__)
 
+# ---------------------------------------------------------------------- the state of a game: g[i] (int8)
+PHASE, TO_ACT, DEALER, LEADER, HIGH_BID, BIDDER, TRUMP, NUM_DISCARDS, NUM_TRICKS, IN_TRICK, JACK_TEAM = range(11)
+BIDS = 11  # 4: each seat's bid this hand (0 pass, -1 no turn yet)
+TRICKS_WON = 15  # 2: tricks won by each team
+GAME_COUNT = 17  # 2: game-count in each team's won tricks
+DISCARD_ORDER = 19  # 3: the bidder's discards in order
+TRICK_LEADER = 22  # 6: who led each trick
+TRICK_WINNER = 28  # 6: who won it
+TRICK_CARDS = 34  # 6 x 4: trick t's cards in the order played at TRICK_CARDS + 4 t
+OWNER = 58  # 32: who played each card this hand (-1: nobody)
+DECK = 90  # 32: this hand's deal (6 cards a seat in seat order, then the kitty)
+G_WIDTH = 122
+# ---------------------------------------------------------------------- its card masks: m[i] (uint32)
+HOLD = 0  # 4: each seat's hand
+PLAYED = 4  # 4: the cards each seat has played this hand
+ON_TABLE = 8  # 4: each seat's card in the trick in progress
+VOIDS = 12  # 4: the suits each seat has shown it lacks (R11), as bits 0-3
+PICKED = 16  # the bidder's pick-up
+DISCARDED = 17  # the bidder's discards
+ALL_PLAYED = 18  # every card played this hand
+M_WIDTH = 19
 
-_DEBRUIJN = np.array([0, 1, 28, 2, 29, 14, 24, 3, 30, 22, 20, 15, 25, 17, 4, 8,
-                      31, 27, 13, 23, 21, 19, 16, 7, 26, 12, 18, 6, 11, 5, 10, 9], dtype=np.int64)  # fmt: skip
-
-
-@njit(cache=True, inline="always")
-def _lowest(x):
-    """The index of the lowest set bit of a nonzero 32-bit mask (de Bruijn multiplication)."""
-    low = np.uint64(x) & (np.uint64(0) - np.uint64(x)) & np.uint64(0xFFFFFFFF)
-    return _DEBRUIJN[((low * np.uint64(0x077CB531)) & np.uint64(0xFFFFFFFF)) >> np.uint64(27)]
-
-
+# The observation segments (smear_env.observer.LAYOUT).
+O_HAND, O_PLAYED, O_TRICK, O_PICKED_UP, O_DISCARDS = (OFFSETS[k] for k in ("hand", "played", "trick", "picked_up", "discards"))
+O_PHASE, O_TO_ACT, O_DEALER, O_BIDS, O_BIDDER, O_BID = (
+    OFFSETS[k] for k in ("phase", "to_act", "dealer", "bids", "bidder", "bid")
+)
+O_TRUMP, O_KITTY, O_LEADER, O_VOIDS, O_POINTS = (OFFSETS[k] for k in ("trump", "kitty_size", "leader", "voids", "points"))
+O_TRICKS_WON, O_GAME_COUNT, O_SCORES = (OFFSETS[k] for k in ("tricks_won", "game_count", "scores"))
+# The card segments fill the first _CARDS entries of a row, so encode() writes them whole and zeroes only the rest.
+_CARDS = O_PHASE
+assert (O_HAND, O_PLAYED, O_TRICK, O_PICKED_UP, O_DISCARDS, _CARDS) == (0, 32, 160, 288, 320, 352)
 # _UNPACK[b] is byte b as 8 floats 0/1: a 32-card segment is four table rows (cheaper than bit by bit).
 _UNPACK = np.array([[(b >> j) & 1 for j in range(8)] for b in range(256)], dtype=np.float32)
-# The card segments (hand, played, trick, picked_up, discards) fill the first _CARDS entries
-# of a row, so encode() writes them whole and zeroes only the rest.
-_CARDS = OFFSETS["phase"]
-assert [OFFSETS[n] for n in ("hand", "played", "trick", "picked_up", "discards")] == [0, 32, 160, 288, 320] and _CARDS == 352
+# The legal actions as three bit words: the small actions (pass, bids, trumps), the discards, the plays.
+SMALL, DISCARD_WORD, PLAY_WORD = 0, 1, 2
+_WORD_BASE = (PASS, DISCARD_BASE, PLAY_BASE)
 
 
 @njit(cache=True, inline="always")
-def _put_cards(row, offset, x):
-    """row[offset + c] = bit c of the 32-bit mask x, for all c in 0..31."""
-    x = np.uint32(x)
+def _put_cards(row, offset, cards):
+    """row[offset + c] = bit c of the card mask, for all 32 cards."""
     for q in range(4):
-        b = (x >> np.uint32(8 * q)) & np.uint32(0xFF)
+        b = (cards >> (8 * q)) & 0xFF
         for j in range(8):
             row[offset + 8 * q + j] = _UNPACK[b, j]
 
 
 @njit(cache=True, inline="always")
-def _set_bits(row, offset, x):
-    """row[offset + c] = 1 for every bit c set in the mask x."""
-    x = np.uint64(x)
-    while x:
-        row[offset + _lowest(x)] = 1
-        x &= x - np.uint64(1)
+def _set_bits(row, offset, bits):
+    """row[offset + k] = 1 for every bit k set."""
+    while bits:
+        row[offset + lowest_card(bits)] = 1
+        bits &= bits - 1
+
+
+@njit(cache=True)
+def deal(games, deal_buf, deal_pos, g, m):
+    """R4: deal each game of ``games`` its next drawn deck and clear the hand's state."""
+    for i in games:
+        pos = deal_pos[i]
+        deal_pos[i] = pos + 1
+        for c in range(NUM_CARDS):
+            g[i, DECK + c] = deal_buf[i, pos, c]
+            g[i, OWNER + c] = -1
+        for s in range(4):
+            hand = 0
+            for j in range(HAND_SIZE):
+                hand |= 1 << g[i, DECK + HAND_SIZE * s + j]
+            m[i, HOLD + s] = hand
+            m[i, PLAYED + s] = 0
+            m[i, ON_TABLE + s] = 0
+            m[i, VOIDS + s] = 0
+            g[i, BIDS + s] = -1
+        m[i, PICKED] = 0
+        m[i, DISCARDED] = 0
+        m[i, ALL_PLAYED] = 0
+        for k in (HIGH_BID, NUM_DISCARDS, NUM_TRICKS, IN_TRICK, TRICKS_WON, TRICKS_WON + 1, GAME_COUNT, GAME_COUNT + 1):
+            g[i, k] = 0
+        for k in (BIDDER, TRUMP, JACK_TEAM, LEADER):
+            g[i, k] = -1
+        g[i, PHASE] = Phase.BID
+        g[i, TO_ACT] = (g[i, DEALER] + 1) & 3  # R6: left of the dealer
+
+
+@njit(cache=True)
+def advance(actions, g, m, kitty_size, scored, redeal):
+    """Apply one action in every game; mark hands that ended (``scored``: six tricks; ``redeal``: all passed)."""
+    for i in range(actions.shape[0]):
+        a = actions[i]
+        seat = g[i, TO_ACT]
+        phase = g[i, PHASE]
+        if phase == Phase.BID:
+            bid = 0 if a == PASS else a - BID_BASE + MIN_BID
+            g[i, BIDS + seat] = bid
+            if bid > 0:  # always above the highest (R6)
+                g[i, HIGH_BID] = bid
+                g[i, BIDDER] = seat
+            if not bidding_over(seat, g[i, DEALER], bid):
+                g[i, TO_ACT] = (seat + 1) & 3
+            elif g[i, BIDDER] < 0:
+                redeal[i] = True  # R7: all passed
+            else:
+                # R8: the bidder picks up the first k kitty cards.
+                bidder = g[i, BIDDER]
+                up = 0
+                for j in range(kitty_size):
+                    up |= 1 << g[i, DECK + 4 * HAND_SIZE + j]
+                m[i, PICKED] = up
+                m[i, HOLD + bidder] |= up
+                g[i, PHASE] = Phase.TRUMP
+                g[i, TO_ACT] = bidder
+                g[i, LEADER] = bidder
+        elif phase == Phase.TRUMP:
+            g[i, TRUMP] = a - TRUMP_BASE
+            g[i, PHASE] = Phase.DISCARD if kitty_size > 0 else Phase.PLAY  # 6 + k cards to bring down to 6
+        elif phase == Phase.DISCARD:
+            card = a - DISCARD_BASE
+            m[i, HOLD + seat] &= ~(1 << card)
+            m[i, DISCARDED] |= 1 << card
+            g[i, DISCARD_ORDER + g[i, NUM_DISCARDS]] = card
+            g[i, NUM_DISCARDS] += 1
+            if g[i, NUM_DISCARDS] == kitty_size:
+                g[i, PHASE] = Phase.PLAY
+        else:
+            _play(g, m, i, seat, a - PLAY_BASE, scored)
 
 
 @njit(cache=True, inline="always")
-def _high_low(owner, i, trump, high_low_in_play):
-    """R13a/b (R13v): the seats that played the High and the Low card of game i so far, -1 if none."""
-    if not high_low_in_play:
-        return owner[i, trump * 8 + 7], owner[i, trump * 8]
-    high = -1
-    low = -1
-    for r in range(8):
-        if owner[i, trump * 8 + r] >= 0:
-            if low < 0:
-                low = owner[i, trump * 8 + r]
-            high = owner[i, trump * 8 + r]
-    return high, low
+def _play(g, m, i, seat, card, scored):
+    """R11, R12: ``seat`` plays ``card`` to game i's trick; a fourth card completes it."""
+    trump = g[i, TRUMP]
+    t = g[i, NUM_TRICKS]
+    place = g[i, IN_TRICK]
+    base = TRICK_CARDS + 4 * t
+    m[i, HOLD + seat] &= ~(1 << card)
+    if place == 0:
+        g[i, LEADER] = seat
+    elif shows_void(g[i, base], card, trump):
+        m[i, VOIDS + seat] |= 1 << (g[i, base] >> 3)
+    g[i, base + place] = card
+    m[i, PLAYED + seat] |= 1 << card
+    m[i, ALL_PLAYED] |= 1 << card
+    m[i, ON_TABLE + seat] |= 1 << card
+    g[i, OWNER + card] = seat
+    g[i, IN_TRICK] = place + 1
+    g[i, TO_ACT] = (seat + 1) & 3
+    if place < 3:
+        return
+    winner = (g[i, LEADER] + winning_place(g[i], base, 4, trump)[1]) & 3
+    team = winner & 1
+    count = 0
+    for j in range(4):
+        count += GAME_COUNT_OF[g[i, base + j]]
+        if g[i, base + j] == jack_card(trump):
+            g[i, JACK_TEAM] = team
+    g[i, TRICK_LEADER + t] = g[i, LEADER]
+    g[i, TRICK_WINNER + t] = winner
+    g[i, TRICKS_WON + team] += 1
+    g[i, GAME_COUNT + team] += count
+    g[i, NUM_TRICKS] = t + 1
+    g[i, IN_TRICK] = 0
+    for s in range(4):
+        m[i, ON_TABLE + s] = 0
+    g[i, TO_ACT] = winner
+    g[i, LEADER] = winner
+    if t + 1 == TRICKS_PER_HAND:
+        scored[i] = True
+
+
+@njit(cache=True, inline="always")
+def _encode_row(row, g, m, i, me, scores, kitty_size, target, high_low_in_play):
+    """The observation of seat ``me`` in game i (the smear_v0 layout, smear_env.observer)."""
+    mine = me & 1
+    phase = g[i, PHASE]
+    trump = g[i, TRUMP]
+    bidder = g[i, BIDDER]
+    # Read before the row is written (the compiler cannot tell the row from the state arrays):
+    # the High and Low so far, from the trumps played, and who played them.
+    high, low = high_low_cards(np.int64(m[i, ALL_PLAYED]), trump, high_low_in_play) if trump >= 0 else (-1, -1)
+    high_team = g[i, OWNER + high] & 1 if high >= 0 else -1
+    low_team = g[i, OWNER + low] & 1 if low >= 0 else -1
+    is_bidder = bidder == me and phase != Phase.BID
+    _put_cards(row, O_HAND, m[i, HOLD + me])
+    for r in range(4):
+        s = (me + r) & 3
+        _put_cards(row, O_PLAYED + 32 * r, m[i, PLAYED + s])
+        _put_cards(row, O_TRICK + 32 * r, m[i, ON_TABLE + s])
+    _put_cards(row, O_PICKED_UP, m[i, PICKED] if is_bidder else 0)
+    _put_cards(row, O_DISCARDS, m[i, DISCARDED] if is_bidder else 0)
+    for c in range(_CARDS, row.shape[0]):
+        row[c] = 0.0
+    for r in range(4):
+        s = (me + r) & 3
+        bid = g[i, BIDS + s]
+        if bid >= 0:
+            row[O_BIDS + 4 * r + (0 if bid == 0 else bid - 1)] = 1.0
+        _set_bits(row, O_VOIDS + 4 * r, np.int64(m[i, VOIDS + s]))
+    if phase < Phase.GAME_OVER:
+        row[O_PHASE + phase] = 1.0
+    row[O_TO_ACT + ((g[i, TO_ACT] - me) & 3)] = 1.0
+    row[O_DEALER + ((g[i, DEALER] - me) & 3)] = 1.0
+    if bidder >= 0:
+        row[O_BIDDER + ((bidder - me) & 3)] = 1.0
+        row[O_BID + g[i, HIGH_BID] - MIN_BID] = 1.0
+    row[O_KITTY + kitty_size] = 1.0
+    if phase == Phase.PLAY:
+        row[O_LEADER + ((g[i, LEADER] - me) & 3)] = 1.0
+    if trump >= 0:
+        row[O_TRUMP + trump] = 1.0
+    if high_team >= 0:
+        row[O_POINTS + (1 if high_team != mine else 0)] = 1.0
+    if low_team >= 0:
+        row[O_POINTS + 2 + (1 if low_team != mine else 0)] = 1.0
+    if g[i, JACK_TEAM] >= 0:
+        row[O_POINTS + 4 + (1 if g[i, JACK_TEAM] != mine else 0)] = 1.0
+    row[O_TRICKS_WON] = g[i, TRICKS_WON + mine] / TRICKS_PER_HAND
+    row[O_TRICKS_WON + 1] = g[i, TRICKS_WON + 1 - mine] / TRICKS_PER_HAND
+    row[O_GAME_COUNT] = g[i, GAME_COUNT + mine] / 80
+    row[O_GAME_COUNT + 1] = g[i, GAME_COUNT + 1 - mine] / 80
+    row[O_SCORES] = min(1.0, max(-1.0, scores[i, mine] / target))
+    row[O_SCORES + 1] = min(1.0, max(-1.0, scores[i, 1 - mine] / target))
 
 
 @njit(cache=True)
-def advance(actions, phase, to_act, dealer, leader, hold, bids, high_bid, bidder, trump, deck, kitty_size, picked,
-            discard_bits, discard_order, num_discards, played, trick_bits, owner, trick_cards, trick_leader,
-            trick_winner, num_tricks, num_in_trick, tricks_won, game_count, jack_team, voids, scored, redeal):  # fmt: skip
-    """Apply one action in every game; mark hands that ended (``scored``: six tricks; ``redeal``: all passed)."""
-    n = actions.shape[0]
-    for i in range(n):
-        a = actions[i]
-        seat = to_act[i]
-        p = phase[i]
-        if p == BID:
-            bid = 0 if a == 0 else a + 1
-            bids[i, seat] = bid
-            if bid > 0:
-                high_bid[i] = bid
-                bidder[i] = seat
-            # R7: bidding ends after the dealer's turn or at once on a bid of 4.
-            if seat != dealer[i] and bid != 4:
-                to_act[i] = (seat + 1) & 3
-            elif bidder[i] < 0:
-                redeal[i] = True
-            else:
-                # R8: the bidder picks up the first k kitty cards.
-                b = bidder[i]
-                up = np.uint32(0)
-                for j in range(kitty_size):
-                    up |= np.uint32(1) << np.uint32(deck[i, 24 + j])
-                picked[i] = up
-                hold[i, b] |= up
-                phase[i] = TRUMP
-                to_act[i] = b
-                leader[i] = b
-        elif p == TRUMP:
-            trump[i] = a - 4
-            phase[i] = DISCARD if kitty_size > 0 else PLAY
-        elif p == DISCARD:
-            card = a - 8
-            bit = np.uint32(1) << np.uint32(card)
-            hold[i, seat] &= ~bit
-            discard_order[i, num_discards[i]] = card
-            discard_bits[i] |= bit
-            num_discards[i] += 1
-            if num_discards[i] == kitty_size:
-                phase[i] = PLAY
-        else:
-            card = a - 40
-            bit = np.uint32(1) << np.uint32(card)
-            hold[i, seat] &= ~bit
-            t = num_tricks[i]
-            pos = num_in_trick[i]
-            if pos == 0:
-                leader[i] = seat
-            else:
-                led = trick_cards[i, t, 0] >> 3
-                suit = card >> 3
-                if suit != led and suit != trump[i]:
-                    # R11: neither the suit led nor a trump: no card of the suit led.
-                    voids[i, seat] |= np.uint32(1) << np.uint32(led)
-            trick_cards[i, t, pos] = card
-            played[i, seat] |= bit
-            trick_bits[i, seat] |= bit
-            owner[i, card] = seat
-            num_in_trick[i] = pos + 1
-            to_act[i] = (seat + 1) & 3
-            if pos == 3:
-                # R12: the highest trump, else the highest card of the suit led.
-                tr = trump[i]
-                led = trick_cards[i, t, 0] >> 3
-                best = 0
-                best_key = -1
-                count = 0
-                has_jack = False
-                for j in range(4):
-                    c = trick_cards[i, t, j]
-                    key = (16 if c >> 3 == tr else 0) + (8 if c >> 3 == led else 0) + (c & 7)
-                    if key > best_key:
-                        best_key = key
-                        best = j
-                    count += _GC[c]
-                    if c == tr * 8 + 4:
-                        has_jack = True
-                winner = (leader[i] + best) & 3
-                team = winner & 1
-                trick_leader[i, t] = leader[i]
-                trick_winner[i, t] = winner
-                tricks_won[i, team] += 1
-                game_count[i, team] += count
-                if has_jack:
-                    jack_team[i] = team
-                num_tricks[i] = t + 1
-                num_in_trick[i] = 0
-                for s in range(4):
-                    trick_bits[i, s] = 0
-                to_act[i] = winner
-                leader[i] = winner
-                if t + 1 == 6:
-                    scored[i] = True
+def encode(out, me, g, m, scores, kitty_size, target, high_low_in_play):
+    """The observation of seat ``me[i]`` in every game i, written into ``out`` ([n, OBS_DIM] float32)."""
+    for i in range(out.shape[0]):
+        _encode_row(out[i], g, m, i, me[i], scores, kitty_size, target, high_low_in_play)
 
 
 @njit(cache=True)
-def encode(out, games, me, hold, played, trick_bits, picked, discard_bits, bidder, phase, to_act, dealer, high_bid, trump,
-           kitty_size, leader, bids, voids, owner, jack_team, tricks_won, game_count, scores, target, high_low_in_play):  # fmt: skip
-    """The observation of seat ``me[j]`` in game ``games[j]``, written into row j of ``out`` ([n, OBS_DIM] float32)."""
-    o = _O
-    n = out.shape[0]
-    width = out.shape[1]
-    for j in range(n):
-        i = games[j]
-        row = out[j]
-        m = me[j]
-        mine = m & 1
-        p = phase[i]
-        _put_cards(row, o[0], hold[i, m])
-        for r in range(4):
-            s = (m + r) & 3
-            _put_cards(row, o[1] + 32 * r, played[i, s])
-            _put_cards(row, o[2] + 32 * r, trick_bits[i, s])
-        is_bidder = bidder[i] == m and p != BID
-        _put_cards(row, o[3], picked[i] if is_bidder else 0)
-        _put_cards(row, o[4], discard_bits[i] if is_bidder else 0)
-        for c in range(_CARDS, width):
-            row[c] = 0.0
-        for r in range(4):
-            s = (m + r) & 3
-            b = bids[i, s]
-            if b >= 0:
-                row[o[8] + 4 * r + (0 if b == 0 else b - 1)] = 1.0
-            _set_bits(row, o[14] + 4 * r, voids[i, s])
-        if p < 4:
-            row[o[5] + p] = 1.0
-        row[o[6] + ((to_act[i] - m) & 3)] = 1.0
-        row[o[7] + ((dealer[i] - m) & 3)] = 1.0
-        if bidder[i] >= 0:
-            row[o[9] + ((bidder[i] - m) & 3)] = 1.0
-            row[o[10] + high_bid[i] - 2] = 1.0
-        tr = trump[i]
-        if tr >= 0:
-            row[o[11] + tr] = 1.0
-        row[o[12] + kitty_size] = 1.0
-        if p == PLAY:
-            row[o[13] + ((leader[i] - m) & 3)] = 1.0
-        if tr >= 0:
-            high, low = _high_low(owner, i, tr, high_low_in_play)
-            if high >= 0:
-                row[o[15] + (1 if (high & 1) != mine else 0)] = 1.0
-            if low >= 0:
-                row[o[15] + 2 + (1 if (low & 1) != mine else 0)] = 1.0
-            if jack_team[i] >= 0:
-                row[o[15] + 4 + (1 if jack_team[i] != mine else 0)] = 1.0
-        tail = o[16]
-        row[tail] = tricks_won[i, mine] / 6
-        row[tail + 1] = tricks_won[i, 1 - mine] / 6
-        row[tail + 2] = game_count[i, mine] / 80
-        row[tail + 3] = game_count[i, 1 - mine] / 80
-        row[tail + 4] = min(1.0, max(-1.0, scores[i, mine] / target))
-        row[tail + 5] = min(1.0, max(-1.0, scores[i, 1 - mine] / target))
+def encode_games(out, games, me, g, m, scores, kitty_size, target, high_low_in_play):
+    """The observation of seat ``me[j]`` in game ``games[j]``, written into row j of ``out``."""
+    for j in range(out.shape[0]):
+        _encode_row(out[j], g, m, games[j], me[j], scores, kitty_size, target, high_low_in_play)
 
 
 @njit(cache=True)
-def legal(mask, words, phase, to_act, dealer, high_bid, hold, trump, trick_cards, num_tricks, num_in_trick, stick_the_dealer):  # fmt: skip
+def legal(mask, words, g, m, stick_the_dealer):
     """The legal actions of the seat to act: ``mask`` [n, 72] int8 (given all zero) and ``words``
-    [n, 3] uint32 (bits 0-7: pass, bids, trumps; then the discard and the play card masks)."""
-    n = mask.shape[0]
-    for i in range(n):
-        words[i, 0] = 0
-        words[i, 1] = 0
-        words[i, 2] = 0
-        p = phase[i]
-        me = to_act[i]
-        hand = hold[i, me]
-        tr = trump[i]
-        trump_bits = np.uint32(0xFF) << np.uint32(8 * tr) if tr >= 0 else np.uint32(0)
-        if p == BID:
-            # R6, R7v: pass unless the stuck dealer; any bid above the highest.
-            small = np.uint32(0)
-            if not (stick_the_dealer and me == dealer[i] and high_bid[i] == 0):
-                small |= np.uint32(1)
-            for b in range(2, 5):
-                if b > high_bid[i]:
-                    small |= np.uint32(1) << np.uint32(b - 1)
-            words[i, 0] = small
-        elif p == TRUMP:
-            # R9: a suit the bidder holds.
-            small = np.uint32(0)
-            for u in range(4):
-                if hand & (np.uint32(0xFF) << np.uint32(8 * u)):
-                    small |= np.uint32(1) << np.uint32(4 + u)
-            words[i, 0] = small
-        elif p == DISCARD:
-            # R10: a trump only while more than six are held.
-            count = 0
-            x = hand & trump_bits
-            while x:
-                x &= x - np.uint32(1)
-                count += 1
-            words[i, 1] = hand if count > 6 else hand & ~trump_bits
-        elif p == PLAY:
-            # R9, R11: lead a trump first; follow the suit led or trump; else anything.
-            if num_in_trick[i] == 0:
-                words[i, 2] = hand & trump_bits if num_tricks[i] == 0 else hand
-            else:
-                led_bits = np.uint32(0xFF) << np.uint32(8 * (trick_cards[i, num_tricks[i], 0] >> 3))
-                words[i, 2] = hand & (led_bits | trump_bits) if hand & led_bits else hand
+    [n, 3] uint32: the small actions (pass, bids, trumps, as action ids 0-7), the discards and the
+    plays (card masks)."""
+    for i in range(mask.shape[0]):
+        words[i, SMALL] = 0
+        words[i, DISCARD_WORD] = 0
+        words[i, PLAY_WORD] = 0
+        phase = g[i, PHASE]
+        me = g[i, TO_ACT]
+        hand = np.int64(m[i, HOLD + me])
+        trump = g[i, TRUMP]
+        if phase == Phase.BID:
+            stuck = stick_the_dealer and me == g[i, DEALER] and g[i, HIGH_BID] == 0
+            words[i, SMALL] = bid_choices(g[i, HIGH_BID], stuck)
+        elif phase == Phase.TRUMP:
+            words[i, SMALL] = trump_choices(hand) << TRUMP_BASE
+        elif phase == Phase.DISCARD:
+            words[i, DISCARD_WORD] = discard_choices(hand, trump)
+        elif phase == Phase.PLAY:
+            t = g[i, NUM_TRICKS]
+            led = g[i, TRICK_CARDS + 4 * t] if g[i, IN_TRICK] else -1
+            words[i, PLAY_WORD] = play_choices(hand, led, trump, t == 0)
         row = mask[i]
-        _set_bits(row, 0, words[i, 0])
-        _set_bits(row, 8, words[i, 1])
-        _set_bits(row, 40, words[i, 2])
+        for w in range(3):
+            _set_bits(row, _WORD_BASE[w], np.int64(words[i, w]))
 
 
 @njit(cache=True)
 def illegal(actions, words):
-    """For each game, whether ``actions[i]`` is not a legal action of the legal words (see ``legal``)."""
-    n = actions.shape[0]
-    bad = np.zeros(n, dtype=np.bool_)
-    for i in range(n):
+    """For each game, whether ``actions[i]`` is not a legal action of the legal words (see :func:`legal`)."""
+    bad = np.zeros(actions.shape[0], dtype=np.bool_)
+    for i in range(actions.shape[0]):
         a = actions[i]
-        if a < 0 or a >= 72:
+        if a < 0 or a >= NUM_ACTIONS:
             bad[i] = True
         else:
-            w = 0 if a < 8 else (1 if a < 40 else 2)
-            bit = a - (0 if a < 8 else (8 if a < 40 else 40))
-            bad[i] = not (words[i, w] >> np.uint32(bit)) & np.uint32(1)
+            w = SMALL if a < DISCARD_BASE else (DISCARD_WORD if a < PLAY_BASE else PLAY_WORD)
+            bad[i] = not (np.int64(words[i, w]) >> (a - _WORD_BASE[w])) & 1
     return bad
 
 
 @njit(cache=True)
 def sample(words, uniforms, out):
     """A uniformly random legal action per game: the k-th set bit of the legal words."""
-    bases = (0, 8, 40)
     for i in range(words.shape[0]):
         total = 0
         for w in range(3):
-            x = words[i, w]
-            while x:
-                x &= x - np.uint32(1)
+            bits = np.int64(words[i, w])
+            while bits:
+                bits &= bits - 1
                 total += 1
         k = int(uniforms[i] * total)
         for w in range(3):
-            x = np.uint64(words[i, w])
-            while x:
+            bits = np.int64(words[i, w])
+            while bits:
                 if k == 0:
-                    out[i] = bases[w] + _lowest(x)
+                    out[i] = _WORD_BASE[w] + lowest_card(bits)
                     break
                 k -= 1
-                x &= x - np.uint64(1)
-            if x:
+                bits &= bits - 1
+            if bits:
                 break
 
 
 @njit(cache=True)
-def score_hands(h, trump, owner, jack_team, game_count, discard_order, num_discards, bidder, high_bid, scores,
-                defender_cap, target, win_only_on_made_bid, high_low_in_play, reward_mode, rewards, ep_points,
-                ep_bids, ep_made, out_winner, out_points, out_game_count, out_hand_points, out_made, out_before):  # fmt: skip
-    """Score the finished hands of games ``h`` (R13-R15 and the variants); reward_mode 0 game, 1 hand, 2 margin."""
+def score_hands(h, g, m, scores, defender_cap, target, win_only_on_made_bid, high_low_in_play, reward_mode, rewards,
+                ep_points, ep_bids, ep_made, out_winner, out_points, out_game_count, out_hand_points, out_made, out_before):  # fmt: skip
+    """Score the finished hands of games ``h`` (R13-R15 and the variants) and hand out the rewards
+    (``reward_mode``: the index of ``reward=`` in ``smear_env.rules.REWARDS``)."""
     for j in range(h.shape[0]):
         i = h[j]
-        tr = trump[i]
+        trump = g[i, TRUMP]
         out_before[j, 0] = scores[i, 0]
         out_before[j, 1] = scores[i, 1]
-        high, low = _high_low(owner, i, tr, high_low_in_play)
-        bt = bidder[i] & 1
-        # R13d: the bidder's discards count for the bidder's team.
-        gc0 = game_count[i, 0]
-        gc1 = game_count[i, 1]
-        for d in range(num_discards[i]):
-            if bt == 0:
-                gc0 += _GC[discard_order[i, d]]
-            else:
-                gc1 += _GC[discard_order[i, d]]
-        out_game_count[j, 0] = gc0
-        out_game_count[j, 1] = gc1
-        out_points[j, 0] = -1 if high < 0 else high & 1
-        out_points[j, 1] = -1 if low < 0 else low & 1
-        out_points[j, 2] = jack_team[i]
-        out_points[j, 3] = -1 if gc0 == gc1 else (1 if gc1 > gc0 else 0)
-        hp0 = 0
-        hp1 = 0
+        high, low = high_low_cards(np.int64(m[i, ALL_PLAYED]), trump, high_low_in_play)
+        bid_team = g[i, BIDDER] & 1
+        discarded = 0
+        for d in range(g[i, NUM_DISCARDS]):
+            discarded += GAME_COUNT_OF[g[i, DISCARD_ORDER + d]]  # R13d: the bidder's discards count for it
+        out_game_count[j, 0] = g[i, GAME_COUNT] + (discarded if bid_team == 0 else 0)
+        out_game_count[j, 1] = g[i, GAME_COUNT + 1] + (discarded if bid_team == 1 else 0)
+        out_points[j, 0] = -1 if high < 0 else g[i, OWNER + high] & 1
+        out_points[j, 1] = -1 if low < 0 else g[i, OWNER + low] & 1
+        out_points[j, 2] = g[i, JACK_TEAM]
+        out_points[j, 3] = game_team(out_game_count[j, 0], out_game_count[j, 1])
+        taken0, taken1 = hand_points(out_points[j, 0], out_points[j, 1], out_points[j, 2], out_points[j, 3])
         for k in range(4):
-            if out_points[j, k] == 0:
-                hp0 += 1
-            elif out_points[j, k] == 1:
-                hp1 += 1
             if out_points[j, k] >= 0:
                 ep_points[i, out_points[j, k], k] += 1
-        out_hand_points[j, 0] = hp0
-        out_hand_points[j, 1] = hp1
-        bid = high_bid[i]
-        taken = hp0 if bt == 0 else hp1
-        other = hp1 if bt == 0 else hp0
-        made = taken >= bid
+        out_hand_points[j, 0] = taken0
+        out_hand_points[j, 1] = taken1
+        bid = g[i, HIGH_BID]
+        new0, new1, made, winner = settle(
+            scores[i, 0], scores[i, 1], bid_team, bid, taken0, taken1, defender_cap, target, win_only_on_made_bid
+        )
+        scores[i, 0] = new0
+        scores[i, 1] = new1
         out_made[j] = made
-        # R14, R15v-b
-        bidder_score = scores[i, bt] + (taken if made else -bid)
-        defender_score = scores[i, 1 - bt] + other
-        if defender_cap >= 0 and defender_score > defender_cap:
-            defender_score = defender_cap
-        scores[i, bt] = bidder_score
-        scores[i, 1 - bt] = defender_score
-        # R15, R15v-a
-        winner = -1
-        if win_only_on_made_bid:
-            if made and bidder_score >= target:
-                winner = bt
-        elif bidder_score >= target:
-            winner = bt
-        elif defender_score >= target:
-            winner = 1 - bt
         out_winner[j] = winner
-        ep_bids[i, bt, bid - 2] += 1
+        ep_bids[i, bid_team, bid - MIN_BID] += 1
         if made:
-            ep_made[i, bt, bid - 2] += 1
-        c0 = scores[i, 0] - out_before[j, 0]
-        c1 = scores[i, 1] - out_before[j, 1]
+            ep_made[i, bid_team, bid - MIN_BID] += 1
+        change0 = new0 - out_before[j, 0]
+        change1 = new1 - out_before[j, 1]
         outcome = 0 if winner < 0 else (1 if winner == 0 else -1)
-        r0 = team_reward(reward_mode, c0, c1, outcome)
-        r1 = team_reward(reward_mode, c1, c0, -outcome)
-        rewards[i, 0] = r0
-        rewards[i, 2] = r0
-        rewards[i, 1] = r1
-        rewards[i, 3] = r1
-
-
-@njit(cache=True)
-def deal(games, deal_buf, deal_pos, deck, hold, bids, high_bid, bidder, trump, picked, discard_bits, num_discards,
-         played, trick_bits, owner, num_tricks, num_in_trick, tricks_won, game_count, jack_team, voids, phase,
-         to_act, dealer, leader):  # fmt: skip
-    """R4: deal each game of ``games`` its next drawn deck and clear the hand's state."""
-    for i in games:
-        pos = deal_pos[i]
-        deal_pos[i] = pos + 1
-        for c in range(32):
-            deck[i, c] = deal_buf[i, pos, c]
         for s in range(4):
-            m = np.uint32(0)
-            for j in range(6):
-                m |= np.uint32(1) << np.uint32(deck[i, 6 * s + j])
-            hold[i, s] = m
-            bids[i, s] = -1
-            played[i, s] = 0
-            trick_bits[i, s] = 0
-            voids[i, s] = 0
-        for c in range(32):
-            owner[i, c] = -1
-        high_bid[i] = 0
-        bidder[i] = -1
-        trump[i] = -1
-        picked[i] = 0
-        discard_bits[i] = 0
-        num_discards[i] = 0
-        num_tricks[i] = 0
-        num_in_trick[i] = 0
-        tricks_won[i, 0] = 0
-        tricks_won[i, 1] = 0
-        game_count[i, 0] = 0
-        game_count[i, 1] = 0
-        jack_team[i] = -1
-        phase[i] = BID
-        to_act[i] = (dealer[i] + 1) & 3  # R6
-        leader[i] = -1
+            if s & 1 == 0:
+                rewards[i, s] = team_reward(reward_mode, change0, change1, outcome)
+            else:
+                rewards[i, s] = team_reward(reward_mode, change1, change0, -outcome)
