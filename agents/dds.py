@@ -4,8 +4,11 @@ Every card still held is played before the hand ends, so High and Low (R13a/b, a
 R13v) are already decided by who holds the cards; play decides only the Jack (R13c:
 who wins the trick holding it) and the Game (R13d: the game-count split). The solver
 returns the best final value for team 0 (team 0 maximises, team 1 minimises) where the
-value of a finished hand is team 0's score change minus team 1's under R14 (a set
-bidder loses its bid); with ``bid = 0`` it is simply the difference in points taken.
+value of a finished hand is team 0's score change minus team 1's as the engine settles
+it (R14: a set bidder loses its bid; R15v-b: the defenders' cap, given the scores); with
+``bid = 0`` it is simply the difference in points taken. Every rule it applies (legal
+plays, the trick's winner, the points, the settlement) is a call into the fast core,
+``smear_env.core``; ``tests/test_pimc.py`` plays its principal lines through the engine.
 
 Alpha-beta over the plays, with a transposition table at trick boundaries keyed by
 the four hands, the leader, the game-count difference so far and the Jack's owner,
@@ -29,14 +32,22 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from smear_env.cards import GAME_COUNT
+from smear_env.cards import GAME_COUNT, JACK
+from smear_env.core import (
+    HIGHEST_IN_BYTE,
+    SUIT,
+    beats,
+    hand_points,
+    jack_card,
+    lowest_card,
+    play_choices,
+    settle,
+    suit_cards,
+    winning_place,
+)
 
 TT_BITS = 16
-# Bit tricks: the lowest set bit of a 32-bit mask by a de Bruijn multiply, the highest of a byte.
-_DE_BRUIJN = 0x077CB531
-_LOWEST = np.zeros(32, dtype=np.int64)
-_LOWEST[[((_DE_BRUIJN << i) & 0xFFFFFFFF) >> 27 for i in range(32)]] = range(32)
-_HIGHEST = np.array([-1] + [b.bit_length() - 1 for b in range(1, 256)], dtype=np.int64)
+_ABOVE_JACK = SUIT & ~((2 << JACK) - 1)  # the ranks above the jack (Q, K, A) in a suit's byte
 # The game-count of the ranks in a byte of one suit.
 _BYTE_COUNT = np.array([sum(GAME_COUNT[r] for r in range(8) if b >> r & 1) for b in range(256)], dtype=np.int64)
 # Followers not winning the trick order their other cards by game-count, then rank.
@@ -45,10 +56,10 @@ _NEG, _POS = -1000, 1000
 # Workspace layout (int64 offsets).
 HANDS = 0  # 4 hands as card bit masks
 TRICKS = 4  # 8 tricks x 4 cards, card of trick t, position n at TRICKS + 4 t + n
-CONSTS = 36  # high team, low team, bidder team, bid
-GC = 40  # game-count of each card
-ROOT = 72  # value of each root card (-9999: not legal)
-ORDERS = 104  # move lists, 32 per depth 4 t + n
+CONSTS = 36  # high team, low team, bidder team, bid, team 0's score, team 1's score, defender cap (-1: none)
+GC = 44  # game-count of each card
+ROOT = 76  # value of each root card (-9999: not legal)
+ORDERS = 108  # move lists, 32 per depth 4 t + n
 NODES = ORDERS + 33 * 32  # positions searched
 SCORES = NODES + 8  # the final value by Jack team and Game team (-1, 0, 1 each): 3 x 3
 KILLERS = SCORES + 16  # per trick: the last lead that caused a cut-off (-1: none)
@@ -58,31 +69,14 @@ TT_FIELDS = 4  # key 1, key 2, extra | generation << 16, lower bound | upper bou
 SIZE = TT + TT_FIELDS * (1 << TT_BITS)
 
 
-@njit(cache=False, inline="always")
-def _low(x):
-    """The lowest set bit's index of a nonzero mask below 2**32."""
-    return _LOWEST[(((x & -x) * _DE_BRUIJN) & 0xFFFFFFFF) >> 27]
-
-
-@njit("int64(int64, int64, int64, int64, int64, int64)", cache=False)
-def _score(game_team, jack_team, high_team, low_team, bid_team, bid):
-    """Team 0's score change minus team 1's for a hand whose four points went to these teams (-1: nobody)."""
-    hp0 = (high_team == 0) + (low_team == 0) + (jack_team == 0) + (game_team == 0)
-    hp1 = (high_team == 1) + (low_team == 1) + (jack_team == 1) + (game_team == 1)
-    d0 = hp0
-    d1 = hp1
-    if bid > 0:
-        if bid_team == 0 and hp0 < bid:
-            d0 = -bid
-        elif bid_team == 1 and hp1 < bid:
-            d1 = -bid
-    return d0 - d1
-
-
-@njit("int64(int64, int64, int64)", cache=False)
-def _beats(card, best, trump):
-    """Whether ``card`` beats ``best``, the card winning the trick so far."""
-    return (card >> 3 == best >> 3 and card > best) or (card >> 3 == trump and best >> 3 != trump)
+@njit(cache=False)
+def _score(w, game_team, jack_team):
+    """R13, R14: team 0's score change minus team 1's for a hand whose Jack and Game went to these
+    teams (-1: nobody), High and Low to the teams in the constants, the bid settled as the engine does."""
+    taken0, taken1 = hand_points(w[CONSTS], w[CONSTS + 1], jack_team, game_team)
+    score0, score1 = w[CONSTS + 4], w[CONSTS + 5]
+    new0, new1, _, _ = settle(score0, score1, w[CONSTS + 2], w[CONSTS + 3], taken0, taken1, w[CONSTS + 6], 1 << 30, False)
+    return (new0 - score0) - (new1 - score1)
 
 
 @njit("int64(int64[::1], int64, int64, int64, int64, int64)", cache=False)
@@ -93,10 +87,10 @@ def _last_trick(w, leader, trump, gc0, gc1, jack_team):
     count = 0
     has_jack = False
     for i in range(4):
-        card = _low(w[HANDS + ((leader + i) & 3)])
+        card = lowest_card(w[HANDS + ((leader + i) & 3)])
         count += w[GC + card]
-        has_jack |= card == trump * 8 + 4
-        if i == 0 or _beats(card, best, trump):
+        has_jack |= card == jack_card(trump)
+        if i == 0 or beats(card, best, trump):
             best = card
             pos = i
     team = (leader + pos) & 1
@@ -111,22 +105,10 @@ def _last_trick(w, leader, trump, gc0, gc1, jack_team):
 
 
 @njit(cache=False, inline="always")
-def _winning(w, base, n, trump):
-    """The card winning the first ``n`` cards of the trick at ``base`` so far, and its place."""
-    best = w[base]
-    pos = 0
-    for i in range(1, n):
-        if _beats(w[base + i], best, trump):
-            best = w[base + i]
-            pos = i
-    return best, pos
-
-
-@njit(cache=False, inline="always")
 def _put_low_first(w, order, m, cards):
     """Append the cards of mask ``cards`` to the move list at ``w[order + m]``, lowest first."""
     while cards:
-        card = _low(cards)
+        card = lowest_card(cards)
         cards ^= 1 << card
         w[order + m] = card
         m += 1
@@ -153,21 +135,21 @@ def _order_moves(w, order, t, n, leader, seat, trump, legal, tt_move):
             legal &= ~(1 << killer)
         for k in range(4):
             suit = (trump + k) & 3
-            bits = (legal >> (8 * suit)) & 0xFF
+            bits = (legal >> (8 * suit)) & SUIT
             while bits:
-                rank = _HIGHEST[bits]
+                rank = HIGHEST_IN_BYTE[bits]
                 bits ^= 1 << rank
                 w[order + m] = suit * 8 + rank
                 m += 1
         return m
     base = TRICKS + 4 * t
-    winning, win_pos = _winning(w, base, n, trump)
+    winning, win_pos = winning_place(w, base, n, trump)
     partner_wins = ((leader + win_pos) & 1) == (seat & 1)
     led_suit = w[base] >> 3
-    trumps = 0xFF << (8 * trump)
+    trumps = suit_cards(trump)
     above = -(2 << winning)  # the cards above the winning one, in its suit or a higher suit
     if winning >> 3 == led_suit:
-        first = legal & (0xFF << (8 * led_suit)) & above
+        first = legal & suit_cards(led_suit) & above
         second = legal & trumps if led_suit != trump else 0
     else:
         first = legal & trumps & above
@@ -180,7 +162,7 @@ def _order_moves(w, order, t, n, leader, seat, trump, legal, tt_move):
     start = m
     sign = 1 if partner_wins else -1
     while rest:
-        card = _low(rest)
+        card = lowest_card(rest)
         rest ^= 1 << card
         key = sign * _COUNT_RANK[card]
         j = m
@@ -194,11 +176,8 @@ def _order_moves(w, order, t, n, leader, seat, trump, legal, tt_move):
 
 @njit(cache=False, inline="always")
 def _legal_cards(w, t, n, hand, trump, first_lead):
-    """R9, R11: the cards of ``hand`` that may be played now."""
-    if n == 0:
-        return hand & (0xFF << (8 * trump)) if first_lead else hand
-    led = 0xFF << (8 * (w[TRICKS + 4 * t] >> 3))
-    return hand & (led | (0xFF << (8 * trump))) if hand & led else hand
+    """R9, R11: the cards of ``hand`` that may be played now (the fast core's rule)."""
+    return play_choices(hand, w[TRICKS + 4 * t] if n else -1, trump, first_lead)
 
 
 @njit(cache=False, inline="always")
@@ -217,7 +196,7 @@ def _equivalent_below(w, card, hand, in_play, jack):
     below = (in_play >> suit) & ((1 << (card & 7)) - 1)
     if not below:
         return False
-    lower = suit + _HIGHEST[below]
+    lower = suit + HIGHEST_IN_BYTE[below]
     return (hand >> lower) & 1 == 1 and w[GC + lower] == w[GC + card] and card != jack and lower != jack
 
 
@@ -226,22 +205,22 @@ def _value_range(w, held, in_play, trump, gc0, gc1, left, jack_team):
     """The lowest and highest final values still possible, from the table :func:`_solve` fills:
     who may get the Jack (``in_play``: held or on the table), who may get Game (or a tie), with
     ``left`` game-count still to take."""
-    jack = trump * 8 + 4
+    jack = jack_card(trump)
     jack_code = jack_team + 1
     if (in_play >> jack) & 1:
         jack_code = 3
         if (held >> jack) & 1:
             # The Jack goes to its holder's team if that team holds every trump still out above it.
             holder = 0 if (w[HANDS] | w[HANDS + 2]) >> jack & 1 else 1
-            above = in_play & (0xE0 << (8 * trump))
+            above = in_play & (_ABOVE_JACK << (8 * trump))
             if above & (w[HANDS + holder] | w[HANDS + holder + 2]) == above:
                 jack_code = holder + 1
     if held == in_play:
         # A team's trumps above every trump of the other team win their tricks: their count is its.
-        t0 = ((w[HANDS] | w[HANDS + 2]) >> (8 * trump)) & 0xFF
-        t1 = ((w[HANDS + 1] | w[HANDS + 3]) >> (8 * trump)) & 0xFF
-        sure0 = _BYTE_COUNT[t0 & ~((2 << _HIGHEST[t1]) - 1)] if t1 else _BYTE_COUNT[t0]
-        sure1 = _BYTE_COUNT[t1 & ~((2 << _HIGHEST[t0]) - 1)] if t0 else _BYTE_COUNT[t1]
+        t0 = ((w[HANDS] | w[HANDS + 2]) >> (8 * trump)) & SUIT
+        t1 = ((w[HANDS + 1] | w[HANDS + 3]) >> (8 * trump)) & SUIT
+        sure0 = _BYTE_COUNT[t0 & ~((2 << HIGHEST_IN_BYTE[t1]) - 1)] if t1 else _BYTE_COUNT[t0]
+        sure1 = _BYTE_COUNT[t1 & ~((2 << HIGHEST_IN_BYTE[t0]) - 1)] if t0 else _BYTE_COUNT[t1]
         gc0 += sure0
         gc1 += sure1
         left -= sure0 + sure1
@@ -294,10 +273,10 @@ def _after(w, t, n, leader, trump, gc0, gc1, jack_team, first_lead, left):
     if n < 3:
         return t, n + 1, leader, gc0, gc1, jack_team, first_lead, left
     base = TRICKS + 4 * t
-    winner = (leader + _winning(w, base, 4, trump)[1]) & 3
+    winner = (leader + winning_place(w, base, 4, trump)[1]) & 3
     count = w[GC + w[base]] + w[GC + w[base + 1]] + w[GC + w[base + 2]] + w[GC + w[base + 3]]
     for i in range(4):
-        if w[base + i] == trump * 8 + 4:
+        if w[base + i] == jack_card(trump):
             jack_team = winner & 1
     if winner & 1 == 0:
         gc0 += count
@@ -316,7 +295,7 @@ def _search(w, t, n, leader, trump, gc0, gc1, jack_team, first_lead, alpha, beta
         if h != 0 and h & (h - 1) == 0:
             return _last_trick(w, leader, trump, gc0, gc1, jack_team)
     remaining = w[HANDS] | w[HANDS + 1] | w[HANDS + 2] | w[HANDS + 3]
-    jack = trump * 8 + 4
+    jack = jack_card(trump)
     slot = -1
     k1 = 0
     k2 = 0
@@ -415,7 +394,7 @@ def _solve(w, n, leader, trump, gc0, gc1, jack_team, first_lead, gen, root, gues
     card's value."""
     for jt in range(-1, 2):
         for game in range(-1, 2):
-            w[SCORES + 3 * jt + game + 4] = _score(game, jt, w[CONSTS], w[CONSTS + 1], w[CONSTS + 2], w[CONSTS + 3])
+            w[SCORES + 3 * jt + game + 4] = _score(w, game, jt)
     for jack_code in range(4):
         for game in range(8):
             lowest = _POS
@@ -446,9 +425,9 @@ def _solve(w, n, leader, trump, gc0, gc1, jack_team, first_lead, gen, root, gues
         if not (legal >> card) & 1:
             continue
         suit = card & ~7
-        if _equivalent_below(w, card, hand, in_play, trump * 8 + 4):
+        if _equivalent_below(w, card, hand, in_play, jack_card(trump)):
             # Searched once: the next lower card in play is this hand's, and alike.
-            v = w[ROOT + suit + _HIGHEST[(in_play >> suit) & ((1 << (card & 7)) - 1)]]
+            v = w[ROOT + suit + HIGHEST_IN_BYTE[(in_play >> suit) & ((1 << (card & 7)) - 1)]]
         else:
             w[HANDS + seat] = hand & ~(1 << card)
             w[TRICKS + n] = card
@@ -500,8 +479,8 @@ class Solver:
             w[HANDS + i] = hands[i]
         for i, card in enumerate(trick):
             w[TRICKS + i] = card
-        for i in range(4):
-            w[CONSTS + i] = consts[i]
+        for i, c in enumerate(consts):
+            w[CONSTS + i] = c
         return _solve(w, len(trick), leader, trump, game_count[0], game_count[1], jack_team, first_lead, self.gen, root, guess)
 
     def value(
@@ -517,13 +496,16 @@ class Solver:
         first_lead: bool,
         reuse: bool = False,
         guess: int = 0,
+        scores: tuple[int, int] = (0, 0),
+        defender_cap: int = -1,
     ) -> int:
         """The exact value for team 0 of a position at the start of a trick (cheaper than :meth:`card_values`).
 
         ``reuse``: keep what the last search learnt if it had the same trump and scoring (positions
         of another candidate contract on the same deal); ``guess``: a value to start the
-        null-window tests from (the closer, the fewer tests)."""
-        consts = (high_team, low_team, bidder_team, bid)
+        null-window tests from (the closer, the fewer tests); ``scores`` and ``defender_cap``
+        (R15v-b, -1: none) settle the hand as the engine does."""
+        consts = (high_team, low_team, bidder_team, bid, scores[0], scores[1], defender_cap)
         return self._run(hands, [], leader, trump, game_count, -1, consts, first_lead, root=False, reuse=reuse, guess=guess)
 
     def card_values(
@@ -539,14 +521,18 @@ class Solver:
         bidder_team: int,
         bid: int,
         first_lead: bool,
+        scores: tuple[int, int] = (0, 0),
+        defender_cap: int = -1,
     ) -> np.ndarray:
         """The exact final value for team 0 of each legal card of the player to act (-9999: not legal).
 
         ``hands`` are the four seats' remaining cards as 32-bit masks; ``trick`` the cards
         already played to the trick in progress, led by ``leader``; ``game_count`` what
         each team has won so far (the bidder's discards included); ``jack_team``,
-        ``high_team``, ``low_team`` -1 for nobody. ``bid`` 0 scores points taken, unset.
+        ``high_team``, ``low_team`` -1 for nobody. ``bid`` 0 scores points taken, unset. The value
+        is the change of team 0's score minus team 1's, from ``scores`` with the defenders capped
+        at ``defender_cap`` (R15v-b; -1: no cap), as the engine settles the hand (R14).
         """
-        consts = (high_team, low_team, bidder_team, bid)
+        consts = (high_team, low_team, bidder_team, bid, scores[0], scores[1], defender_cap)
         self._run(hands, trick, leader, trump, game_count, jack_team, consts, first_lead, root=True)
         return self.w[ROOT : ROOT + 32].copy()

@@ -35,8 +35,10 @@ import numpy as np
 
 from smear_env import DealSampler, SeatView
 from smear_env.actions import BID_BASE, DISCARD_BASE, MIN_BID, PASS, PLAY_BASE, TRUMP_BASE
-from smear_env.cards import ACE, GAME_COUNT, JACK, SEVEN, SUITS
-from smear_env.game import Game, Phase
+from smear_env.cards import ACE, JACK, SEVEN, SUITS, TEN
+from smear_env.core import discard_choices, high_low_cards, jack_card
+from smear_env.game import HAND_SIZE, Game, Phase, game_count_of, tally
+from smear_env.rules import Rules
 from smear_env.view import CARD_INDEX
 
 from .base import Agent
@@ -51,20 +53,16 @@ def _mask(cards) -> int:
     return out
 
 
+def _cap(rules: Rules) -> int:
+    """R15v-b's cap for the solver (-1: none)."""
+    return -1 if rules.defender_cap is None else rules.defender_cap
+
+
 def _decided_points(high_low_in_play: bool, trump: int, cards: list[int]) -> tuple[int, int]:
     """R13a/b (or R13v): the teams that will take High and Low, given every held card is played;
     ``cards[seat]``: the mask of what the seat holds or has played."""
-    suit = 0xFF << (8 * trump)
-    trumps = (cards[0] | cards[1] | cards[2] | cards[3]) & suit
-    if high_low_in_play:
-        if not trumps:
-            return -1, -1
-        high, low = trumps.bit_length() - 1, (trumps & -trumps).bit_length() - 1
-    else:
-        high, low = trump * 8 + ACE, trump * 8 + SEVEN
-    teams = []
-    for card in (high, low):
-        teams.append(next((s & 1 for s in range(4) if cards[s] >> card & 1), -1))
+    high, low = high_low_cards(cards[0] | cards[1] | cards[2] | cards[3], trump, high_low_in_play)
+    teams = [next((s & 1 for s in range(4) if cards[s] >> card & 1), -1) if card >= 0 else -1 for card in (high, low)]
     return teams[0], teams[1]
 
 
@@ -177,20 +175,26 @@ class PIMCAgent(Agent):
         discards = list(game.discards) + first_discards
         for c in first_discards:
             hand.remove(c)
-        while len(hand) > 6:
-            trumps = sum(1 for c in hand if c >> 3 == trump)
-            card = self._heuristic_discard(trump, [c for c in hand if trumps > 6 or c >> 3 != trump])
+        while len(hand) > HAND_SIZE:
+            allowed = discard_choices(_mask(hand), trump)
+            card = self._heuristic_discard(trump, [c for c in hand if allowed >> c & 1])
             hand.remove(card)
             discards.append(card)
         holding = [list(h) for h in game.holding]
         holding[seat] = hand
+        rules = game.rules
         counted = [0, 0]
-        counted[seat & 1] = sum(GAME_COUNT[c] for c in discards)
+        counted[seat & 1] = game_count_of(discards)  # R13d: the bidder's discards count for it
         masks = [_mask(h) for h in holding]
-        high, low = _decided_points(game.rules.high_low_in_play, trump, masks)
+        high, low = _decided_points(rules.high_low_in_play, trump, masks)
         reuse, guess = previous is not None, previous or 0
-        value = self.solver.value(masks, seat, trump, counted, high, low, seat & 1, bid, True, reuse=reuse, guess=guess)
-        jack_in_play = any(c == trump * 8 + JACK for h in holding for c in h)
+        # Bid 0 values the points taken (bidding), not a score change: no scores, no cap.
+        scoring = (game.scores, _cap(rules)) if bid else ((0, 0), -1)
+        value = self.solver.value(
+            masks, seat, trump, counted, high, low, seat & 1, bid, True, reuse=reuse, guess=guess, scores=scoring[0],
+            defender_cap=scoring[1],
+        )  # fmt: skip
+        jack_in_play = any(c == jack_card(trump) for h in holding for c in h)
         return value, (high >= 0) + (low >= 0) + jack_in_play + 1  # Game: a tie is rare, counted as awarded
 
     @staticmethod
@@ -198,31 +202,31 @@ class PIMCAgent(Agent):
         side = [c for c in allowed if c >> 3 != trump]
         if not side:
             return min(allowed, key=lambda c: (c & 7 in (ACE, JACK, SEVEN), c & 7))
-        tens = [c for c in side if c & 7 == 3]
+        tens = [c for c in side if c & 7 == TEN]
         return tens[0] if tens else min(side, key=lambda c: (c & 7 == ACE, c & 7))
 
     def _play_values(self, game: Game) -> np.ndarray:
         """Team 0's exact value of each card the player to act may play, from the game's position."""
+        rules, trump = game.rules, game.trump
         if self._public is None:
-            # What every deal of this decision shares: the tricks, and who played what.
-            trump, jack = game.trump, game.trump * 8 + JACK
-            game_count, jack_team, played = [0, 0], -1, [0, 0, 0, 0]
-            for _, plays, winner in game.tricks:
+            # What every deal of this decision shares: the tricks (the Jack's team and the game-count
+            # so far, R13), and who played what.
+            points, game_count = tally(rules, trump, game.tricks)
+            played = [0, 0, 0, 0]
+            for plays in [p for _, p, _ in game.tricks] + [game.trick]:
                 for s, c in plays:
-                    game_count[winner & 1] += GAME_COUNT[c]
-                    jack_team = winner & 1 if c == jack else jack_team
                     played[s] |= 1 << c
-            for s, c in game.trick:
-                played[s] |= 1 << c
+            jack_team = -1 if points["jack"] is None else points["jack"]
             trick = [c for _, c in game.trick]
             leader = game.trick[0][0] if game.trick else game.to_act
             self._public = game_count, jack_team, played, trick, leader, not game.trick and not game.tricks
         game_count, jack_team, played, trick, leader, first = self._public
-        trump, bidder_team = game.trump, game.bidder & 1
+        bidder_team = game.bidder & 1
         counted = list(game_count)
-        counted[bidder_team] += sum(GAME_COUNT[c] for c in game.discards)  # another bidder's are sampled
+        counted[bidder_team] += game_count_of(game.discards)  # R13d; another bidder's discards are sampled
         masks = [_mask(h) for h in game.holding]
-        high, low = _decided_points(game.rules.high_low_in_play, trump, [m | p for m, p in zip(masks, played, strict=True)])
+        high, low = _decided_points(rules.high_low_in_play, trump, [m | p for m, p in zip(masks, played, strict=True)])
         return self.solver.card_values(
-            masks, trick, leader, trump, (counted[0], counted[1]), jack_team, high, low, bidder_team, game.high_bid, first
-        )
+            masks, trick, leader, trump, (counted[0], counted[1]), jack_team, high, low, bidder_team, game.high_bid, first,
+            scores=(game.scores[0], game.scores[1]), defender_cap=_cap(rules),
+        )  # fmt: skip

@@ -84,6 +84,11 @@ def fold_high_low(high: tuple[int, int] | None, low: tuple[int, int] | None, car
     return high, low
 
 
+def game_count_of(cards: list[int] | tuple[int, ...]) -> int:
+    """R13d: the game-count of some cards: A=4, K=3, Q=2, J=1, 10=10, the rest 0."""
+    return sum(GAME_COUNT[c] for c in cards)
+
+
 def tally(
     rules: Rules,
     trump: int,
@@ -116,8 +121,7 @@ def tally(
         if card >> 3 == trump:
             high, low = fold_high_low(high, low, card, seat, in_play)
     if bidder is not None:
-        for card in discards:
-            game_count[bidder & 1] += GAME_COUNT[card]
+        game_count[bidder & 1] += game_count_of(discards)
     points: dict[str, int | None] = {
         "high": None if high is None else high[1] & 1,
         "low": None if low is None else low[1] & 1,

@@ -9,7 +9,8 @@ import pytest
 
 from agents import load_agent
 from agents.dds import Solver
-from smear_env import Game, Rules, observe, seat_view
+from smear_env import Game, Phase, Rules, observe, seat_view
+from smear_env.actions import PLAY_BASE
 from smear_env.cards import ALL_CARDS, GAME_COUNT
 from smear_env.game import trick_winner
 
@@ -222,3 +223,59 @@ def test_pimc_pauses_the_garbage_collector_only_while_it_decides():
             assert gc.isenabled() == enabled
     finally:
         gc.enable()
+
+
+SOLVER_SETTINGS = [
+    {},
+    {"kitty_size": 0, "high_low_in_play": True},
+    {"kitty_size": 1, "stick_the_dealer": True},
+    {"kitty_size": 2, "defender_cap": 12, "target_score": 13},
+    {"kitty_size": 3, "win_only_on_made_bid": True, "defender_cap": 15, "high_low_in_play": True},
+]
+
+
+@pytest.mark.parametrize("settings", SOLVER_SETTINGS, ids=lambda s: ",".join(f"{k}={v}" for k, v in s.items()) or "default")
+def test_solver_principal_lines_score_what_the_engine_scores(settings):
+    """The solver against the engine, not against a second copy of the rules: from random positions
+    (open cards, every rule setting), play a card of the solver's best value for the side to act
+    until the hand ends, through the reference engine; the engine's score change (team 0's minus
+    team 1's) equals the solver's value of the position, and every card on the line keeps it."""
+    from agents.pimc import PIMCAgent
+
+    pimc = PIMCAgent()
+    rules = Rules(**settings)
+    rng = np.random.default_rng(len(settings))
+    checked = capped = 0
+    for seed in range(12):
+        game = Game(rules, seed)
+        # Random play to a random point of a hand's trick play; scores carried from earlier hands.
+        while not game.game_over:
+            legal = game.legal_actions()
+            game.step(legal[rng.integers(len(legal))])
+            if game.phase == Phase.PLAY and rng.random() < 0.06:
+                break
+        if game.game_over:
+            continue
+        line = game.copy()
+        if rules.defender_cap is not None:  # scores near the cap, so that R15v-b binds on some lines
+            line.scores = [int(x) for x in rng.integers(rules.defender_cap - 3, rules.defender_cap + 1, size=2)]
+        hands, before = line.hand_index, list(line.scores)
+        expected = None
+        while line.hand_index == hands and not line.game_over:
+            pimc._public = None  # a new position: what its deals share is computed again
+            values = pimc._play_values(line)
+            legal = [c for c in range(32) if values[c] > -9999]
+            assert sorted(PLAY_BASE + c for c in legal) == line.legal_actions()
+            best = (max if line.to_act % 2 == 0 else min)(int(values[c]) for c in legal)
+            if expected is None:
+                expected = best
+            assert best == expected  # the value of the line does not change along it
+            line.step(PLAY_BASE + next(c for c in legal if values[c] == best))
+        record = line.records[-1]
+        assert record["score_before"] == before and not record["redeal"]
+        change = [a - b for a, b in zip(record["score_after"], record["score_before"], strict=True)]
+        assert change[0] - change[1] == expected, (seed, record["points"], record["score_before"])
+        checked += 1
+        capped += rules.defender_cap is not None and max(record["score_after"]) == rules.defender_cap
+    assert checked >= 6
+    assert capped or rules.defender_cap is None
