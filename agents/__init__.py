@@ -1,5 +1,22 @@
-"""Agents for smear-rl behind one interface, and the arena that plays them against each other."""
+"""Agents for smear-rl behind one interface, found by a registry, and the arena that plays them against each other."""
 
-from .base import Agent, load_agent
+from .base import Agent, AgentEntry, load_agent, register, registered, spec_help
 
-__all__ = ["Agent", "load_agent"]
+# The built-in agents: an id, where the class is, what a spec may say to it.
+register("random", "agents.random_agent:RandomAgent", summary="uniform over the legal actions")
+register("heuristic", "agents.heuristic:HeuristicAgent", summary="the rule-based player of agents/heuristic.py")
+register(
+    "pimc",
+    "agents.pimc:PIMCAgent",
+    options={"samples": int, "seconds": float},
+    summary="perfect-information Monte-Carlo search over deals consistent with the seat's view",
+)
+register(
+    "neural",
+    "agents.neural:NeuralAgent",
+    argument="path",
+    options={"device": str, "any_rules": bool},
+    summary="a trained network: the shipped one, or neural:PATH for a checkpoint",
+)
+
+__all__ = ["Agent", "AgentEntry", "load_agent", "register", "registered", "spec_help"]

@@ -123,7 +123,7 @@ class MatchResult:
         padded = np.concatenate([per_set, [0.0, 1.0]])
         half = 1.96 * padded.std(ddof=1) / math.sqrt(padded.size)
         centre = padded.mean()
-        return rate, max(0.0, centre - half), min(1.0, centre + half)
+        return rate, float(max(0.0, centre - half)), float(min(1.0, centre + half))
 
     def summary(self) -> dict[str, Any]:
         sets = self.deal_sets
@@ -291,7 +291,13 @@ def short_labels(specs: list[str], width: int = 28) -> list[str]:
         if len(spec) <= width:
             labels.append(spec)
         elif rest and keep > 4:
-            labels.append(f"{name}:…{rest[-keep:]}")
+            parts = rest.split("/")
+            tail = parts[-1]
+            for part in reversed(parts[:-1]):  # whole path components, as many as fit
+                if len(part) + 1 + len(tail) > keep - 1:
+                    break
+                tail = f"{part}/{tail}"
+            labels.append(f"{name}:…/{tail}" if len(tail) < keep else f"{name}:…{rest[-keep:]}")
         else:
             labels.append(spec[: width - 1] + "…")
     seen: dict[str, int] = {}

@@ -1,11 +1,22 @@
-"""One interface for every agent, and loading agents from spec strings."""
+"""One interface for every agent, a registry of the built-ins, and loading agents from spec strings.
+
+An agent spec is ``ID[:ARGUMENT][,KEY=VALUE...]`` for a registered agent (``random``,
+``pimc:samples=10,seconds=0.05``, ``neural:runs/x/checkpoint.pt,device=cuda``), or
+``path/to/file.py:Class`` / ``package.module:Class`` for your own subclass of
+:class:`Agent`. Built-ins are registered in ``agents/__init__.py`` with :func:`register`
+(an id and an entry point ``"module:Class"``, as Gymnasium registers envs); other packages
+can register theirs under the ``smear_rl.agents`` entry-point group (``id = "module:Class"``).
+"""
 
 from __future__ import annotations
 
 import importlib
 import importlib.util
 import inspect
+from dataclasses import dataclass, field
+from importlib.metadata import entry_points
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -17,11 +28,14 @@ class Agent:
 
     It is given the seat's observation vector, its action mask (int8, 1 = legal) and
     its :class:`smear_env.SeatView`; neural agents read the first two, rule-based and
-    search agents the view. ``act_batch`` is the batched form (one row per decision).
-    Chance inside an agent comes only from ``self.rng``, set by :meth:`seed`.
+    search agents the view. ``act_batch`` is the batched form (one row per decision);
+    an agent with ``batched = True`` decides a whole batch at once and needs no views
+    (callers may pass ``views=None``). Chance inside an agent comes only from
+    ``self.rng``, set by :meth:`seed`.
     """
 
     name = "agent"
+    batched = False
 
     def __init__(self) -> None:
         self.rng = np.random.default_rng()
@@ -36,74 +50,132 @@ class Agent:
     def act(self, observation: np.ndarray, action_mask: np.ndarray, view: SeatView) -> int:
         raise NotImplementedError
 
-    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray, views: list[SeatView]) -> np.ndarray:
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray, views: list[SeatView] | None) -> np.ndarray:
         """One action per row; the default asks :meth:`act` row by row."""
+        if views is None:
+            raise ValueError(f"{self.name}: needs the seat views of a batch (it is not a batched agent)")
         return np.array([self.act(o, m, v) for o, m, v in zip(observations, action_masks, views, strict=True)], dtype=np.int64)
 
 
-BUILT_IN = ("random", "heuristic", "pimc", "neural")
+@dataclass(frozen=True)
+class AgentEntry:
+    """A registered agent: its id, where its class is, and what a spec may say to it."""
+
+    id: str
+    entry_point: str
+    """``"module:Class"``."""
+    argument: str | None = None
+    """The constructor keyword that a spec's bare argument fills (``neural:PATH`` -> ``path``)."""
+    options: dict[str, type] = field(default_factory=dict)
+    """Keyword options a spec may give, with their types (``pimc:samples=10``)."""
+    summary: str = ""
+    """One line for help texts."""
+
+    def usage(self) -> str:
+        parts = ([self.argument.upper()] if self.argument else []) + [f"{k}=V" for k in self.options]
+        return self.id + (f"[:{','.join(parts)}]" if parts else "")
+
+
+_REGISTRY: dict[str, AgentEntry] = {}
+
+
+def register(
+    id: str, entry_point: str, *, argument: str | None = None, options: dict[str, type] | None = None, summary: str = ""
+) -> None:
+    """Make ``id`` a spec for the agent class at ``entry_point`` (``"module:Class"``); one line per agent."""
+    _REGISTRY[id] = AgentEntry(id, entry_point, argument, dict(options or {}), summary)
+
+
+def registered() -> list[AgentEntry]:
+    """The registered agents (built-ins, then those of installed packages' ``smear_rl.agents`` entry points)."""
+    for point in entry_points(group="smear_rl.agents"):
+        if point.name not in _REGISTRY:
+            register(point.name, point.value)
+    return list(_REGISTRY.values())
+
+
+def spec_help() -> str:
+    """The agent specs a command accepts, for its ``--help``."""
+    return ", ".join(e.usage() for e in registered()) + ", file.py:Class or module:Class (your own agents.Agent)"
 
 
 def load_agent(spec: str) -> Agent:
-    """An agent from a spec: ``random``, ``heuristic``, ``pimc[:samples=N,seconds=S]``,
-    ``neural:PATH``, ``path/to/file.py:ClassName`` or ``package.module:ClassName``."""
+    """An agent from a spec (see the module docstring); a ValueError naming what was wrong otherwise."""
     if not isinstance(spec, str) or not spec.strip():
-        raise ValueError(
-            f"agent spec {spec!r}: expected one of {', '.join(BUILT_IN)}, neural:PATH, file.py:Class or module:Class"
-        )
-    name, _, arg = spec.partition(":")
-    if name == "random" and not arg:
-        from .random_agent import RandomAgent
-
-        return RandomAgent()
-    if name == "heuristic" and not arg:
-        from .heuristic import HeuristicAgent
-
-        return HeuristicAgent()
-    if name == "pimc":
-        from .pimc import PIMCAgent
-
-        return PIMCAgent(**_options(spec, arg, {"samples": int, "seconds": float}))
-    if name == "neural":
-        from .neural import SHIPPED, NeuralAgent
-
-        if not arg and not SHIPPED.is_file():
-            raise ValueError(f"agent spec {spec!r}: no shipped checkpoint at {SHIPPED}; give neural:runs/NAME/checkpoint.pt")
-        return NeuralAgent(arg or SHIPPED)
-    if not arg:
-        raise ValueError(
-            f"agent spec {spec!r}: not a built-in agent ({', '.join(BUILT_IN)}); for your own agent give file.py:ClassName or module:ClassName"
-        )
-    if name.endswith(".py"):
-        path = Path(name)
-        if not path.is_file():
-            raise ValueError(f"agent spec {spec!r}: file {name} does not exist")
-        module_spec = importlib.util.spec_from_file_location(path.stem, path)
-        module = importlib.util.module_from_spec(module_spec)
-        module_spec.loader.exec_module(module)
-    else:
-        try:
-            module = importlib.import_module(name)
-        except ImportError as e:
-            raise ValueError(f"agent spec {spec!r}: cannot import module {name!r} ({e})") from None
-    cls = getattr(module, arg, None)
-    if cls is None:
-        raise ValueError(f"agent spec {spec!r}: {name} has no {arg!r}")
-    agent = cls() if inspect.isclass(cls) else None
-    if not isinstance(agent, Agent):
-        raise ValueError(f"agent spec {spec!r}: {arg} must be a subclass of agents.Agent with a no-argument constructor")
+        raise ValueError(f"agent spec {spec!r}: expected one of {spec_help()}")
+    name, _, rest = spec.strip().partition(":")
+    entries = {e.id: e for e in registered()}
+    entry = entries.get(name)
+    if entry is None:
+        if not rest:
+            raise ValueError(
+                f"agent spec {spec!r}: not a built-in agent ({', '.join(entries)}); "
+                "for your own agent give file.py:ClassName or module:ClassName"
+            )
+        class_name, *items = rest.split(",")
+        entry = AgentEntry(spec, f"{name}:{class_name}", options={k.partition("=")[0]: str for k in items})
+        rest = ",".join(items)
+    cls = _import(entry.entry_point, spec)
+    kwargs = _arguments(spec, entry, [item for item in rest.split(",") if item] if rest else [])
+    if not (inspect.isclass(cls) and issubclass(cls, Agent)):
+        raise ValueError(f"agent spec {spec!r}: {entry.entry_point} must be a subclass of agents.Agent")
+    try:
+        agent = cls(**kwargs)
+    except TypeError as e:
+        raise ValueError(f"agent spec {spec!r}: {entry.entry_point} cannot be made from it ({e})") from None
     agent.name = spec
     return agent
 
 
-def _options(spec: str, text: str, allowed: dict[str, type]) -> dict[str, object]:
-    options: dict[str, object] = {}
-    for item in filter(None, text.split(",")):
+def _arguments(spec: str, entry: AgentEntry, items: list[str]) -> dict[str, Any]:
+    """The constructor keywords of a spec's items: the bare argument, then typed options."""
+    kwargs: dict[str, Any] = {}
+    for item in items:
         key, eq, value = item.partition("=")
-        if not eq or key not in allowed:
-            raise ValueError(f"agent spec {spec!r}: bad option {item!r}; allowed are {', '.join(k + '=' for k in allowed)}")
+        if not eq:
+            if entry.argument is None or entry.argument in kwargs:
+                raise ValueError(f"agent spec {spec!r}: bad option {item!r}; allowed are {_allowed(entry)}")
+            kwargs[entry.argument] = item
+            continue
+        if key not in entry.options:
+            raise ValueError(f"agent spec {spec!r}: bad option {item!r}; allowed are {_allowed(entry)}")
+        kind = entry.options[key]
         try:
-            options[key] = allowed[key](value)
+            kwargs[key] = _parse_bool(value) if kind is bool else kind(value)
         except ValueError:
-            raise ValueError(f"agent spec {spec!r}: option {key} needs a {allowed[key].__name__}, got {value!r}") from None
-    return options
+            raise ValueError(f"agent spec {spec!r}: option {key} needs a {kind.__name__}, got {value!r}") from None
+    return kwargs
+
+
+def _allowed(entry: AgentEntry) -> str:
+    return ", ".join(k + "=" for k in entry.options) or "none"
+
+
+def _parse_bool(text: str) -> bool:
+    if text.lower() in ("1", "true", "yes", "on"):
+        return True
+    if text.lower() in ("0", "false", "no", "off"):
+        return False
+    raise ValueError(text)
+
+
+def _import(entry_point: str, spec: str) -> Any:
+    """The object at ``module:attribute`` or ``path/to/file.py:attribute``."""
+    module_name, _, attribute = entry_point.rpartition(":")
+    if module_name.endswith(".py"):
+        path = Path(module_name)
+        if not path.is_file():
+            raise ValueError(f"agent spec {spec!r}: file {module_name} does not exist")
+        module_spec = importlib.util.spec_from_file_location(path.stem, path)
+        assert module_spec is not None and module_spec.loader is not None
+        module = importlib.util.module_from_spec(module_spec)
+        module_spec.loader.exec_module(module)
+    else:
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError as e:
+            raise ValueError(f"agent spec {spec!r}: cannot import module {module_name!r} ({e})") from None
+    found = getattr(module, attribute, None)
+    if found is None:
+        raise ValueError(f"agent spec {spec!r}: {module_name} has no {attribute!r}")
+    return found

@@ -1,4 +1,10 @@
-"""A policy trained by ``train.dmc`` or ``train.ppo``, loaded from a checkpoint (weights only)."""
+"""A policy trained by ``train.dmc`` or ``train.ppo``, played from a checkpoint (``nets`` format).
+
+``neural`` plays the shipped network, ``neural:PATH`` a checkpoint; options ``device=``
+(``auto``, ``cpu``, ``cuda``, ``cuda:N``) and ``any_rules=true`` (play under rule settings
+the network was not trained for). Decisions are batched: ``act_batch`` sends a whole batch
+to the device in one transfer, which is what keeps a GPU busy.
+"""
 
 from __future__ import annotations
 
@@ -7,36 +13,68 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from smear_env import SeatView
+from nets import load_checkpoint, masked_argmax, resolve_device
+from smear_env import Rules, SeatView
 
 from .base import Agent
 
 SHIPPED = Path(__file__).parent / "weights" / "neural.pt"
+# Settings a network's observations do not depend on: a game may differ in these.
+_IGNORED = ("max_hands",)
 
 
 class NeuralAgent(Agent):
     """Plays the legal action the network scores highest (DMC: Q-value; PPO: policy logit)."""
 
-    def __init__(self, path: str | Path = SHIPPED) -> None:
-        super().__init__()
-        from train.networks import build_network
-        from train.runs import load_checkpoint
+    batched = True
 
-        payload = load_checkpoint(path)
-        self.config = payload["config"]
+    def __init__(self, path: str | Path = SHIPPED, device: str = "auto", any_rules: bool = False) -> None:
+        super().__init__()
+        if not Path(path).exists() and Path(path) == SHIPPED:
+            raise ValueError(f"agent spec 'neural': no shipped checkpoint at {SHIPPED}; give neural:runs/NAME/checkpoint.pt")
+        self.device = resolve_device(device)
+        checkpoint = load_checkpoint(path, self.device)
         try:
-            self.network = build_network(self.config)
-            self.network.load_state_dict(payload["model"])
-        except (KeyError, RuntimeError, ValueError) as e:
-            raise ValueError(f"checkpoint {path}: its weights do not fit its config ({str(e)[:200]})") from None
-        self.network.eval()
+            self.network = checkpoint.build(self.device)
+        except ValueError as e:
+            raise ValueError(f"checkpoint {path}: {e}") from None
+        self.rules = checkpoint.rules
+        self.any_rules = any_rules
         self.name = f"neural:{path}"
+        self._checked: Rules | None = None
+
+    @classmethod
+    def of(cls, network: torch.nn.Module, rules: Rules, name: str = "learner", any_rules: bool = False) -> NeuralAgent:
+        """An agent playing an in-memory network (a trainer's learner, a pool entry), on the network's device."""
+        agent = cls.__new__(cls)
+        Agent.__init__(agent)
+        agent.network, agent.rules, agent.any_rules, agent.name = network, rules, any_rules, name
+        agent.device = next(network.parameters()).device
+        agent._checked = None
+        return agent
+
+    def check_rules(self, rules: Rules) -> None:
+        if self.any_rules or rules is self._checked:
+            return
+        different = {k: v for k, v in rules.to_dict().items() if k not in _IGNORED and getattr(self.rules, k) != v}
+        if different:
+            trained = ", ".join(f"{k}={getattr(self.rules, k)!r}" for k in different)
+            asked = ", ".join(f"{k}={v!r}" for k, v in different.items())
+            raise ValueError(
+                f"{self.name}: trained under {trained}, asked to play {asked}: it has never seen these rules. "
+                "Add any_rules=true to the spec (neural:PATH,any_rules=true) to play anyway"
+            )
+        self._checked = rules
 
     @torch.no_grad()
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray, views=None) -> np.ndarray:
-        scores = self.network(torch.as_tensor(np.asarray(observations, dtype=np.float32))).numpy()
-        scores = np.where(np.asarray(action_masks) > 0, scores, -np.inf)
-        return scores.argmax(axis=1)
+        obs = torch.as_tensor(np.asarray(observations, dtype=np.float32)).to(self.device, non_blocking=True)
+        if self.device.type == "cpu":
+            return masked_argmax(self.network(obs).numpy(), action_masks)
+        mask = torch.as_tensor(np.asarray(action_masks)).to(self.device, non_blocking=True)
+        return masked_argmax(self.network(obs), mask)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, view: SeatView) -> int:
+        if view is not None:
+            self.check_rules(view.rules)
         return int(self.act_batch(observation[None], action_mask[None])[0])

@@ -18,7 +18,6 @@ import argparse
 import json
 import multiprocessing
 import os
-import tempfile
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -30,9 +29,15 @@ import torch  # noqa: E402
 
 from agents.arena import MatchResult, _play_chunk  # noqa: E402
 from smear_env import Rules  # noqa: E402
-from train.runs import SNAPSHOTS, atomic_write_bytes  # noqa: E402
+from smear_env.files import atomic_write  # noqa: E402
+from train.run import SNAPSHOTS  # noqa: E402
 
 SEED = 2024  # deal sets of every curve point
+
+
+def rules_of(snapshot: Path) -> Rules:
+    """The rule settings a snapshot was trained under (its games are played under them)."""
+    return Rules.from_dict(torch.load(snapshot, weights_only=True).get("rules", {}))
 
 
 def pick(snapshots: list[Path], points: int) -> list[Path]:
@@ -84,14 +89,18 @@ def main() -> None:
             for i in range(0, len(sets), chunk):
                 part = sets[i : i + chunk]
                 jobs.append(
-                    (item, len(sets), pool.submit(_play_chunk, (f"neural:{item[1]}", item[2]), Rules(), SEED, part, False))
+                    (
+                        item,
+                        len(sets),
+                        pool.submit(_play_chunk, (f"neural:{item[1]}", item[2]), rules_of(item[1]), SEED, part, False),
+                    )
                 )
         results: dict[str, list] = {}
         for (run, snap, opponent, key), total, job in jobs:
             results.setdefault(key, []).extend(job.result())
             if len(results[key]) == total:
                 summary = MatchResult(
-                    ("learner", opponent), Rules(), SEED, sorted(results[key], key=lambda d: d.deal_set)
+                    ("learner", opponent), rules_of(snap), SEED, sorted(results[key], key=lambda d: d.deal_set)
                 ).summary()
                 meta = torch.load(snap, weights_only=True)
                 cache[run][key] = {
@@ -102,7 +111,7 @@ def main() -> None:
                     "win_rate": summary["win_rate"],
                     "win_rate_ci95": summary["win_rate_ci95"],
                 }
-                atomic_write_bytes(Path(run) / "curve.json", json.dumps(cache[run], indent=1).encode())
+                atomic_write(Path(run) / "curve.json", lambda f, run=run: json.dump(cache[run], f, indent=1))
                 low, high = summary["win_rate_ci95"]
                 print(f"{run}: {cache[run][key]['minutes']:6.1f} min, step {meta['global_step']:>12,}: "
                       f"vs {opponent} {summary['win_rate']:.3f} [{low:.3f}, {high:.3f}]", flush=True)  # fmt: skip
@@ -124,12 +133,7 @@ def main() -> None:
         ax.set_ylim(0, 1)
         ax.legend()
     fig.tight_layout()
-    out = Path(args.out).resolve()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=out.parent, suffix=".png")
-    os.close(fd)
-    fig.savefig(tmp)
-    os.replace(tmp, out)
+    atomic_write(args.out, lambda f: fig.savefig(f, format="png"), binary=True)
     print(f"wrote {args.out}")
 
 

@@ -37,13 +37,13 @@ def point_rules(rules: Rules) -> dict[str, str]:
     }
 
 
-def render_view(view: SeatView, legal: bool = True, hands: list[list[int]] | None = None) -> str:
+def render_view(view: SeatView, legal: bool = True, spectator: Game | None = None) -> str:
     """The table as seat ``view.seat`` may see it: its own hand, the other hands as card counts.
 
-    ``hands`` (by seat) draws a spectator's table with every hand instead; ``legal`` adds the
-    legal moves when it is this seat's turn.
+    ``spectator`` (the game itself) draws a spectator's table instead: every hand, and the
+    bidder's pick-up and discards; ``legal`` adds the legal moves when it is this seat's turn.
     """
-    me = None if hands is not None else view.seat
+    me = None if spectator is not None else view.seat
     you = "" if me is None else f"you are seat {me} (team {me & 1})  "
     lines = [
         f"Game: {you}hand {view.hand_index}  dealer: seat {view.dealer}  "
@@ -54,7 +54,10 @@ def render_view(view: SeatView, legal: bool = True, hands: list[list[int]] | Non
     if view.bidder is not None and view.phase != Phase.BID:
         trump = SUIT_NAMES[view.trump] if view.trump is not None else "not declared yet"
         lines.append(f"Bidder: seat {view.bidder} bid {view.bid}; trump: {trump}")
-        if view.picked_up is not None:
+        if spectator is not None and view.rules.kitty_size:
+            picked, discarded = ([card_str(c) for c in cards] for cards in (spectator.picked_up, spectator.discards))
+            lines.append(f"  seat {view.bidder} picked up {cards_text(picked)}; discarded {cards_text(discarded)}")
+        elif view.picked_up is not None:
             lines.append(f"  you picked up {cards_text(view.picked_up)}; you discarded {cards_text(view.discards or ())}")
         elif view.num_discards:
             lines.append(f"  seat {view.bidder} discarded {view.num_discards} card(s) face down")
@@ -64,8 +67,8 @@ def render_view(view: SeatView, legal: bool = True, hands: list[list[int]] | Non
             marks.append("dealer")
         if s == view.to_act and view.phase != Phase.GAME_OVER:
             marks.append("to act")
-        if hands is not None:
-            shown = cards_text([card_str(c) for c in hands[s]])
+        if spectator is not None:
+            shown = cards_text([card_str(c) for c in spectator.holding[s]])
         else:
             shown = cards_text(view.hand) if s == me else f"{view.hand_sizes[s]} card{'' if view.hand_sizes[s] == 1 else 's'}"
         lines.append(f"  seat {s} (team {s & 1}){' [' + ', '.join(marks) + ']' if marks else ''}: {shown}")
@@ -109,4 +112,4 @@ def render_table(game: Game, seat: int | None = None, legal: bool = True) -> str
     without, a spectator's table showing every hand."""
     if seat is not None:
         return render_view(seat_view(game, seat), legal)
-    return render_view(seat_view(game, game.to_act), legal, hands=game.holding)
+    return render_view(seat_view(game, game.to_act), legal, spectator=game)

@@ -16,7 +16,8 @@ import torch
 from agents import load_agent
 from agents.neural import NeuralAgent
 from smear_env import Game, Rules, observe, seat_view
-from train import dmc, ppo, runs
+from train import dmc, ppo
+from train.config import Start
 
 COMMON = ["--num-envs", "32", "--hidden", "32,32", "--eval-games", "2", "--checkpoint-seconds", "1"]
 ARGS = {
@@ -63,7 +64,7 @@ def test_trainer_runs_is_killed_resumes_and_plays(tmp_path, algo):
     while any(Path(f"/proc/{pid}").exists() for pid in helpers) and time.time() < deadline:
         time.sleep(0.2)
     assert not [pid for pid in helpers if Path(f"/proc/{pid}").exists()], "processes outlived the killed trainer"
-    first = runs.load_checkpoint(checkpoint)
+    first = torch.load(checkpoint, weights_only=True)
     assert first["global_step"] > 0 and first["config"]["run_name"] == "smoke"
     assert not list((tmp_path / "smoke").glob(".*.tmp"))  # no half-written file was left as the checkpoint
     assert (tmp_path / "smoke" / "config.yaml").is_file()
@@ -129,3 +130,111 @@ def test_neural_spec_errors(tmp_path):
     junk.write_bytes(b"not a checkpoint")
     with pytest.raises(ValueError, match="not a smear-rl checkpoint"):
         load_agent(f"neural:{junk}")
+
+
+TINY = dict(num_envs=16, hidden=(16,), eval_games=2, eval_every=2_000, checkpoint_seconds=0.0, log_seconds=0.0)
+
+
+def tiny_dmc(tmp_path, **changes) -> dmc.Config:
+    values = dict(TINY, runs_dir=str(tmp_path), run_name="api", total_steps=3_000, warmup=200, batch_size=32, num_actors=0)
+    values.update(changes)
+    return dmc.Config(**values)
+
+
+def test_trainers_run_from_python_with_a_config_object(tmp_path):
+    from smear_env import Rules
+
+    rules = Rules(kitty_size=2, high_low_in_play=True, defender_cap=12)
+    folder = dmc.train(tiny_dmc(tmp_path, rules=rules, opponents={"self": 0.5, "random": 0.5}))
+    assert folder == tmp_path / "api" and (folder / "checkpoint.pt").is_file()
+    checkpoint = torch.load(folder / "checkpoint.pt", weights_only=True)
+    assert checkpoint["rules"] == rules.to_dict() and checkpoint["network"]["kind"] == "q"
+    ppo_folder = ppo.train(
+        ppo.Config(**TINY, runs_dir=str(tmp_path), run_name="ppo_api", total_steps=1_000, num_steps=8, rules=rules)
+    )
+    assert torch.load(ppo_folder / "checkpoint.pt", weights_only=True)["rules"] == rules.to_dict()
+    # A network refuses rules it was not trained under, unless told to play anyway.
+    with pytest.raises(ValueError, match="kitty_size=2.*any_rules=true"):
+        load_agent(f"neural:{folder / 'checkpoint.pt'}").check_rules(Rules())
+    load_agent(f"neural:{folder / 'checkpoint.pt'},any_rules=true").check_rules(Rules())
+    load_agent(f"neural:{folder / 'checkpoint.pt'}").check_rules(rules)
+
+
+def test_a_run_folder_that_exists_is_refused_and_never_overwritten(tmp_path, capsys):
+    config = tiny_dmc(tmp_path, total_steps=600)
+    folder = dmc.train(config)
+    before = (folder / "checkpoint.pt").read_bytes()
+    argv = ["--runs-dir", str(tmp_path), "--run-name", "api", "--num-envs", "16", "--hidden", "16", "--num-actors", "0"]
+    assert dmc.main(argv) == 2
+    err = capsys.readouterr().err
+    assert "already exists" in err and f"--resume {folder}" in err and "--force" in err and "--suffix" in err
+    assert (folder / "checkpoint.pt").read_bytes() == before
+    assert dmc.train(config, Start(suffix=True)) == tmp_path / "api-2"
+    assert dmc.train(config, Start(force=True)) == folder and (folder / "checkpoint.pt").read_bytes() != before
+
+
+def unboxed(text: str) -> str:
+    """An error as words: tyro draws its errors in a box, wrapped to the terminal's width."""
+    import re
+
+    return " ".join(re.sub(r"[│╭╮╰╯─]", " ", text).split())
+
+
+def exit_code(main, argv: list[str]) -> int:
+    """A command's exit status, whether it returned it or exited with it."""
+    try:
+        return main(argv)
+    except SystemExit as e:
+        return int(e.code)
+
+
+def test_bad_config_values_fail_before_anything_starts_and_leave_no_folder(tmp_path, capsys):
+    base = ["--runs-dir", str(tmp_path), "--run-name", "bad", "--num-actors", "0"]
+    bad_device = ["--device", "cuda:0"] if not torch.cuda.is_available() else ["--device", "tpu"]
+    for flags, message in [
+        (["--learning-rate", "-1"], "learning_rate=-1.0: must be above 0"),
+        (["--rules.kitty-size", "7"], "kitty_size=7: allowed values are 0 to 3"),
+        (["--opponents", "self=1", "nobody=1"], "not a built-in agent"),
+        (["--opponents", "self=-1"], "weights must be 0 or more"),
+        (bad_device, "device="),
+        (["--eval-opponent", "nobody"], "not a built-in agent"),
+    ]:
+        assert exit_code(dmc.main, base + flags) == 2, flags
+        assert message in unboxed(capsys.readouterr().err), flags
+        assert not (tmp_path / "bad").exists(), flags
+
+
+def test_resume_continues_the_curves_and_the_schedule(tmp_path):
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    folder = dmc.train(tiny_dmc(tmp_path, total_steps=2_500, eval_every=1_000, pool_every=800))
+    first = torch.load(folder / "checkpoint.pt", weights_only=True)
+    assert first["schedule"]["eval"] > 0 and first["schedule"]["pool"] > 0 and first["last_eval"] is not None
+    dmc.train(tiny_dmc(tmp_path, total_steps=5_000, eval_every=1_000, pool_every=800), Start(resume=folder))
+    second = torch.load(folder / "checkpoint.pt", weights_only=True)
+    assert second["global_step"] >= 5_000 and second["schedule"]["eval"] > first["schedule"]["eval"]
+    events = EventAccumulator(str(folder))
+    events.Reload()
+    for tag in ("charts/agent_steps_per_second", "charts/win_rate_vs_heuristic"):
+        steps = [e.step for e in events.Scalars(tag)]
+        assert steps == sorted(set(steps)), tag  # never backwards, nothing twice
+    assert "resumed" in (folder / "train.log").read_text()
+
+
+def test_any_agent_can_be_the_only_opponent(tmp_path):
+    """A mix of one fixed agent: what a best response trains against (here a network, by its spec)."""
+    shipped = Path(__file__).parent.parent / "agents" / "weights" / "neural.pt"
+    folder = dmc.train(tiny_dmc(tmp_path, opponents={f"neural:{shipped}": 1.0}, total_steps=1_000, hidden=(256, 256)))
+    assert (folder / "checkpoint.pt").is_file()
+
+
+def test_run_files_are_readable_by_others(tmp_path):
+    import stat
+
+    old = os.umask(0o022)
+    try:
+        folder = dmc.train(tiny_dmc(tmp_path, total_steps=600))
+    finally:
+        os.umask(old)
+    for path in [folder / "checkpoint.pt", folder / "config.yaml", *(folder / "snapshots").iterdir()]:
+        assert stat.S_IMODE(path.stat().st_mode) == 0o644, path

@@ -1,29 +1,36 @@
-"""Strip a training checkpoint to what an agent needs (weights and config), for shipping.
+"""Strip a training checkpoint to what an agent needs (network spec, rules, weights), for shipping.
 
-Run: ``python -m train.export runs/NAME/checkpoint.pt agents/weights/neural.pt``.
+Run: ``python -m train.export runs/NAME/checkpoint.pt agents/weights/neural.pt``; it refuses
+to overwrite a file that exists unless given ``--force``.
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
-from train import runs
+from nets import load_checkpoint, save_checkpoint
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    if len(args) != 2:
-        print("usage: python -m train.export CHECKPOINT OUT", file=sys.stderr)
-        return 2
+    parser = argparse.ArgumentParser(prog="python -m train.export", description=__doc__.splitlines()[0])
+    parser.add_argument("checkpoint", help="a run's checkpoint.pt (or its folder)")
+    parser.add_argument("out", help="where to write the slim checkpoint")
+    parser.add_argument("--force", action="store_true", help="overwrite OUT if it exists")
+    args = parser.parse_args(argv)
+    out = Path(args.out)
+    if out.exists() and not args.force:
+        print(f"{out} exists: give --force to overwrite it", file=sys.stderr)
+        return 1
     try:
-        payload = runs.load_checkpoint(args[0])
+        checkpoint = load_checkpoint(args.checkpoint)
     except ValueError as e:
         print(e, file=sys.stderr)
         return 1
-    slim = {"model": payload["model"], "config": payload["config"], "global_step": payload.get("global_step", 0)}
-    runs.save_checkpoint(Path(args[1]), slim)
-    print(f"wrote {args[1]} ({Path(args[1]).stat().st_size / 1e6:.1f} MB, step {slim['global_step']:,})")
+    step = int(checkpoint.extra.get("global_step", 0))
+    save_checkpoint(out, checkpoint.network, checkpoint.rules, checkpoint.model, global_step=step)
+    print(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB, step {step:,})")
     return 0
 
 

@@ -1,0 +1,59 @@
+"""Layers import downward only: smear_env <- nets <- agents <- train (docs/architecture.md)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).parent.parent
+# What each layer may import from the project (its own package always).
+ALLOWED = {
+    "smear_env": set(),
+    "nets": {"smear_env"},
+    "agents": {"smear_env", "nets"},
+    "train": {"smear_env", "nets", "agents"},
+}
+# Packages a layer must not import at all (the rules know no framework).
+FORBIDDEN = {"smear_env": {"torch", "ray", "tyro"}, "nets": {"ray", "tyro"}, "agents": {"ray", "tyro"}}
+
+
+def imports_of(path: Path) -> set[str]:
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+@pytest.mark.parametrize("layer", sorted(ALLOWED))
+def test_layers_import_downward_only(layer):
+    for path in sorted((ROOT / layer).rglob("*.py")):
+        found = imports_of(path)
+        upward = (found & set(ALLOWED)) - ALLOWED[layer] - {layer}
+        assert not upward, f"{path.relative_to(ROOT)} imports {sorted(upward)}: {layer} may import {sorted(ALLOWED[layer])}"
+        banned = found & FORBIDDEN.get(layer, set())
+        assert not banned, f"{path.relative_to(ROOT)} imports {sorted(banned)}"
+
+
+def test_nothing_imports_train():
+    for folder in ("smear_env", "nets", "agents", "examples", "benchmarks"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            assert "train" not in imports_of(path) or folder == "benchmarks", path
+
+
+def test_a_checkpoint_of_the_first_release_still_loads(tmp_path):
+    import torch
+
+    from agents import load_agent
+    from nets import load_checkpoint
+
+    shipped = load_checkpoint(ROOT / "agents" / "weights" / "neural.pt")
+    legacy = {"model": shipped.model, "config": {"algo": "dmc", "hidden": "256,256", "kitty_size": 3}, "global_step": 1}
+    torch.save(legacy, tmp_path / "old.pt")
+    old = load_checkpoint(tmp_path / "old.pt")
+    assert old.network == shipped.network and old.rules == shipped.rules
+    assert load_agent(f"neural:{tmp_path / 'old.pt'}").network is not None

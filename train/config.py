@@ -1,0 +1,286 @@
+"""What every trainer's config shares: the fields, their validation (written once), and reading a
+config from YAML files and the command line (tyro).
+
+A trainer's ``Config`` extends :class:`RunConfig` with its own fields, each with a type and a
+one-line docstring, which ``--help`` shows with the default. ``python -m train.dmc
+--config FILE.yaml`` takes the file's values as defaults, then ``--FIELD VALUE`` flags
+(``--hidden 256 256``, ``--rules.kitty-size 2``, ``--opponents self=0.8 pimc=0.2``).
+Every value is validated when the config is made, in the process the user started, before
+anything runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import tyro
+import yaml
+from tyro.constructors import PrimitiveConstructorSpec
+
+from smear_env import Rules
+
+SPECIAL_OPPONENTS = ("self", "pool")
+
+
+def _mix_from_strings(items: list[str]) -> dict[str, float]:
+    mix = {}
+    for item in items:
+        spec, eq, weight = item.rpartition("=")
+        if not eq or not spec:
+            raise ValueError(f"{item!r}: give SPEC=WEIGHT, e.g. self=0.8 or pimc:samples=5=0.2")
+        mix[spec] = float(weight)
+    return mix
+
+
+Mix = Annotated[
+    dict[str, float],
+    PrimitiveConstructorSpec(
+        nargs="*",
+        metavar="SPEC=WEIGHT [SPEC=WEIGHT ...]",
+        instance_from_str=_mix_from_strings,
+        is_instance=lambda value: isinstance(value, dict),
+        str_from_instance=lambda mix: [f"{k}={v:g}" for k, v in mix.items()],
+    ),
+]
+"""An opponent mix: agent specs (or ``self``, ``pool``) and their weights."""
+
+
+def _sizes_from_strings(items: list[str]) -> tuple[int, ...]:
+    try:
+        return tuple(int(x) for item in items for x in item.split(",") if x)
+    except ValueError:
+        raise ValueError(f"{' '.join(items)!r}: layer sizes as numbers, e.g. 256 256 (or 256,256)") from None
+
+
+Sizes = Annotated[
+    tuple[int, ...],
+    PrimitiveConstructorSpec(
+        nargs="*",
+        metavar="INT [INT ...]",
+        instance_from_str=_sizes_from_strings,
+        is_instance=lambda value: isinstance(value, tuple),
+        str_from_instance=lambda sizes: [str(s) for s in sizes],
+    ),
+]
+"""Layer sizes: ``--hidden 256 256`` (or ``256,256``)."""
+
+
+def check_mix(mix: dict[str, float], name: str = "opponents") -> None:
+    """A clear error for a mix that is empty, has a negative weight or sums to 0 (specs are checked when loaded)."""
+    if (
+        not isinstance(mix, dict)
+        or not mix
+        or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in mix.values())
+    ):
+        raise ValueError(f"config {name}={mix!r}: a mapping of opponents to weights, e.g. {{self: 0.8, heuristic: 0.2}}")
+    if any(v < 0 for v in mix.values()) or sum(mix.values()) <= 0:
+        raise ValueError(f"config {name}={mix!r}: weights must be 0 or more and sum above 0")
+
+
+@dataclass
+class RunConfig:
+    """The fields every trainer has (see the trainers for theirs)."""
+
+    run_name: str = "run"
+    """name of the run: its folder is runs_dir/run_name"""
+    runs_dir: str = "runs"
+    """where runs live"""
+    seed: int = 1
+    """seed of python, numpy and torch, and of the games"""
+    total_steps: int = 2_000_000
+    """agent-steps (decisions, all seats) to train for"""
+    max_seconds: float = 0.0
+    """stop after this many seconds of training as well (0: no limit)"""
+    num_envs: int = 512
+    """games stepped in lockstep"""
+    hidden: Sizes = (256, 256)
+    """hidden layer sizes of the network(s)"""
+    learning_rate: float = 3e-4
+    """Adam learning rate"""
+    opponents: Mix = field(default_factory=lambda: {"self": 0.7, "pool": 0.2, "heuristic": 0.1})
+    """who plays the other team, drawn per game by weight: self (the learner: all four seats learn), pool (a past network of the run) or any agent spec (heuristic, pimc, neural:PATH, file.py:Class); e.g. --opponents self=0.8 pimc=0.2, or pimc=1 for a best response to pimc"""
+    pool_size: int = 4
+    """past networks kept as opponents"""
+    pool_every: int = 200_000
+    """agent-steps between additions to the pool"""
+    eval_every: int = 250_000
+    """agent-steps between evaluations (duplicate format, against eval_opponent)"""
+    eval_games: int = 100
+    """games per evaluation"""
+    eval_opponent: str = "heuristic"
+    """the agent spec evaluations play against"""
+    checkpoint_seconds: float = 60.0
+    """seconds between checkpoints"""
+    log_seconds: float = 10.0
+    """seconds between console lines (every step's line goes to train.log in the run folder)"""
+    torch_threads: int = 1
+    """threads torch may use in the learner"""
+    device: str = "auto"
+    """where the networks run: auto (CUDA if torch sees one), cpu, cuda or cuda:N"""
+    rules: Rules = field(default_factory=Rules)
+    """the rule settings the games are played under (recorded in every checkpoint)"""
+
+    def __post_init__(self) -> None:
+        self.validate()
+
+    def validate(self) -> None:
+        """Every field checked, with a message naming it and what is allowed (trainers add theirs)."""
+        check_types(self)
+        for name in ("total_steps", "num_envs", "pool_size", "pool_every", "eval_every", "eval_games", "torch_threads"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"config {name}={getattr(self, name)}: must be at least 1")
+        for name in ("max_seconds", "checkpoint_seconds", "log_seconds"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"config {name}={getattr(self, name)}: must be 0 or more")
+        if not self.learning_rate > 0:
+            raise ValueError(f"config learning_rate={self.learning_rate}: must be above 0")
+        if not self.hidden or any(h < 1 for h in self.hidden):
+            raise ValueError(f"config hidden={self.hidden!r}: one or more positive layer sizes, e.g. [256, 256]")
+        if not self.run_name or "/" in self.run_name or self.run_name in (".", ".."):
+            raise ValueError(f"config run_name={self.run_name!r}: a folder name (no '/')")
+        check_mix(self.opponents)
+
+
+def check_types(config: Any) -> None:
+    """Each field's value against its annotation (ints, floats, bools, strings, tuples of ints, mixes)."""
+    hints = typing.get_type_hints(type(config))
+    for f in dataclasses.fields(config):
+        value, hint = getattr(config, f.name), hints[f.name]
+        if typing.get_origin(hint) is Annotated:
+            hint = typing.get_args(hint)[0]
+        origin, args = typing.get_origin(hint), typing.get_args(hint)
+        if hint is bool:
+            ok = isinstance(value, bool)
+        elif hint is int:
+            ok = isinstance(value, int) and not isinstance(value, bool)
+        elif hint is float:
+            ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+            if ok:
+                setattr(config, f.name, float(value))
+        elif hint is str:
+            ok = isinstance(value, str)
+        elif origin is tuple:
+            ok = isinstance(value, tuple) and all(isinstance(v, args[0]) and not isinstance(v, bool) for v in value)
+        elif origin is typing.Literal:
+            ok = value in args
+        else:
+            ok = True  # nested configs (Rules) and mixes validate themselves
+        if not ok:
+            want = {bool: "true or false", int: "an int", float: "a number", str: "a string"}.get(hint, str(hint))
+            if origin is typing.Literal:
+                want = f"one of {list(args)}"
+            raise ValueError(f"config {f.name}={value!r}: must be {want}")
+
+
+C = TypeVar("C", bound=RunConfig)
+
+
+def from_mapping(cls: type[C], values: dict[str, Any]) -> C:
+    """A config from a mapping (a YAML file's); unknown keys and bad values raise ValueError naming them."""
+    names = [f.name for f in dataclasses.fields(cls)]
+    values = dict(values)
+    legacy = {k: values.pop(k) for k in ("kitty_size",) if k in values}  # the first release's configs
+    values.pop("algo", None)
+    unknown = sorted(set(values) - set(names))
+    if unknown:
+        raise ValueError(f"unknown config key(s) {unknown}; allowed are {names}")
+    rules = values.get("rules", {})
+    if isinstance(rules, Rules):
+        rules = rules.to_dict()
+    if not isinstance(rules, dict):
+        raise ValueError(f"config rules={rules!r}: a mapping of rule settings, e.g. {{kitty_size: 2}}")
+    values["rules"] = Rules.from_dict({**rules, **legacy})
+    if isinstance(values.get("hidden"), (list, str)):
+        hidden = values["hidden"]
+        try:
+            values["hidden"] = tuple(int(h) for h in (hidden.split(",") if isinstance(hidden, str) else hidden))
+        except (TypeError, ValueError):
+            raise ValueError(f"config hidden={hidden!r}: layer sizes, e.g. [256, 256]") from None
+    return cls(**values)
+
+
+def to_mapping(config: RunConfig) -> dict[str, Any]:
+    """The config as plain values (for YAML and checkpoints)."""
+    values = dataclasses.asdict(config)
+    values["hidden"] = list(config.hidden)
+    values["rules"] = config.rules.to_dict()
+    return values
+
+
+def check_numbers(cls: type, args: list[str]) -> None:
+    """A number flag given something that is not a number (``--num-envs many``) named as a YAML value
+    would be: ``config num_envs='many': must be an int`` (tyro parses the flags; this only words the error)."""
+    kinds = {f.name: typing.get_type_hints(cls)[f.name] for f in dataclasses.fields(cls)}
+    kinds.update({f"rules.{f.name}": typing.get_type_hints(Rules)[f.name] for f in dataclasses.fields(Rules)})
+    for i, token in enumerate(args):
+        name, eq, value = token.removeprefix("--").partition("=")
+        kind = kinds.get(name.replace("-", "_")) if token.startswith("--") else None
+        if kind not in (int, float) or (not eq and i + 1 == len(args)):
+            continue
+        value = value if eq else args[i + 1]
+        try:
+            kind(value)
+        except ValueError:
+            raise ValueError(
+                f"config {name.replace('-', '_')}={value!r}: must be {'an int' if kind is int else 'a number'}"
+            ) from None
+
+
+@dataclass
+class Start:
+    """How a run starts: anew, or continuing a run folder (``--resume``); ``force`` replaces an existing folder,
+    ``suffix`` starts in the first free ``NAME-2``, ``NAME-3``, ... instead."""
+
+    resume: Path | None = None
+    force: bool = False
+    suffix: bool = False
+
+
+def parse(cls: type[C], argv: list[str] | None, description: str, prog: str) -> tuple[C, Start]:
+    """The config given by ``--config FILE.yaml`` (defaults) and flags, and how to start the run."""
+    run_flags = argparse.ArgumentParser(add_help=False)
+    run_flags.add_argument("--config", metavar="FILE.yaml")
+    run_flags.add_argument("--resume", metavar="runs/NAME")
+    run_flags.add_argument("--force", action="store_true")
+    run_flags.add_argument("--suffix", action="store_true")
+    known, rest = run_flags.parse_known_args(sys.argv[1:] if argv is None else argv)
+
+    def fail(message: str) -> typing.NoReturn:
+        print(f"{prog}: error: {message}", file=sys.stderr)
+        raise SystemExit(2)
+
+    values: dict[str, Any] = {}
+    sources = ([Path(known.resume) / "config.yaml"] if known.resume else []) + ([Path(known.config)] if known.config else [])
+    for path in sources:
+        if known.resume and path == sources[0] and not path.is_file():
+            fail(f"--resume {known.resume}: no config.yaml there; is it a run folder?")
+        try:
+            loaded = yaml.safe_load(path.read_text())
+        except OSError as e:
+            fail(f"--config {path}: {e.strerror}")
+        except yaml.YAMLError as e:
+            fail(f"{path}: not YAML ({e})")
+        if not isinstance(loaded, dict):
+            fail(f"{path}: must be a mapping of config fields")
+        values.update(loaded)
+    try:
+        default = from_mapping(cls, values)
+        check_numbers(cls, rest)
+    except (ValueError, TypeError) as e:
+        fail(str(e))
+    epilog = (
+        "Run options: --config FILE.yaml (its values are the defaults), --resume runs/NAME (continue a run from "
+        "its last checkpoint), --force (start anew in a run folder that exists, deleting it), --suffix (start "
+        "anew in the first free runs/NAME-2, NAME-3, ...)."
+    )
+    config = tyro.cli(cls, args=rest, default=default, description=f"{description}\n\n{epilog}", prog=prog)
+    start = Start(Path(known.resume) if known.resume else None, known.force, known.suffix)
+    if start.resume and (start.force or start.suffix):
+        fail("--resume continues a run; --force and --suffix start a new one: give one of them")
+    return config, start
