@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: train demo test bench clean
+.PHONY: train demo test typecheck bench clean
 
 $(STAMP): pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
@@ -23,11 +23,15 @@ demo: $(STAMP)
 	$(VENV)/bin/smear-records --games 3 --seed 0 --print --out runs/demo/records.jsonl
 	$(VENV)/bin/smear-records --check runs/demo/records.jsonl
 
-## The whole default test suite (lint included).
-test: $(STAMP)
+## The whole default test suite (lint and type checks included).
+test: $(STAMP) typecheck
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(PY) -m pytest -n 2 -q
+
+## Type checks of smear_env/, nets/ and agents/ (mypy, settings in pyproject.toml).
+typecheck: $(STAMP)
+	$(VENV)/bin/mypy
 
 ## Speed figures (installs the benchmark-only extras).
 bench: $(STAMP)

@@ -128,13 +128,10 @@ class MatchResult:
     def summary(self) -> dict[str, Any]:
         sets = self.deal_sets
         hands = sum(d.hands for d in sets)
-        points = sum(d.points for d in sets)
-        bid_turns = sum(d.bid_turns for d in sets)
-        bids = sum(d.bids for d in sets)
-        contracts = sum(d.contracts for d in sets)
-        made = sum(d.made for d in sets)
-        decisions = sum(d.decisions for d in sets)
-        seconds = sum(d.seconds for d in sets)
+        points, bid_turns, bids, contracts, made, decisions, seconds = (
+            np.sum([getattr(d, key) for d in sets], axis=0)
+            for key in ("points", "bid_turns", "bids", "contracts", "made", "decisions", "seconds")
+        )
         rate, low, high = self.win_rate_ci95()
         margins = np.array([m for d in sets for m in d.margins], dtype=np.float64)
         names = self.agents
@@ -204,10 +201,10 @@ def run_match(
         with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
             futures = [pool.submit(_play_chunk, (spec_a, spec_b), rules, seed, part, keep_records) for part in chunks]
             for future in futures:
-                part = future.result()
-                results.extend(part)
+                played = future.result()
+                results.extend(played)
                 if progress:
-                    progress(2 * len(part))
+                    progress(2 * len(played))
     results.sort(key=lambda d: d.deal_set)
     return MatchResult((spec_a, spec_b), rules, seed, results)
 
@@ -241,7 +238,7 @@ def league_ratings(names: list[str], matches: dict[tuple[int, int], MatchResult]
     """Elo ratings and their standard deviation over bootstrap resamples of each match's deal sets."""
 
     def games_of(pick: dict[tuple[int, int], np.ndarray]) -> list[tuple[int, int, float]]:
-        out = []
+        out: list[tuple[int, int, float]] = []
         for (i, j), match in matches.items():
             for row in match.outcomes()[pick[(i, j)]]:
                 out.extend((i, j, float(s)) for s in row)

@@ -83,6 +83,7 @@ class HeuristicAgent(Agent):
         return PASS if PASS in legal else min(legal)  # the stuck dealer bids the least
 
     def _discard(self, view: SeatView, hand: list[int], allowed: list[int]) -> int:
+        assert view.trump is not None  # declared before the discards (R9)
         trump = SUITS.index(view.trump)
         side = [c for c in allowed if c >> 3 != trump]
         if not side:
@@ -93,6 +94,7 @@ class HeuristicAgent(Agent):
         return min(side, key=lambda c: (c & 7 == ACE, c & 7))
 
     def _play(self, view: SeatView, hand: list[int], legal: list[int]) -> int:
+        assert view.trump is not None  # declared before the first lead (R9)
         trump = SUITS.index(view.trump)
         played = {CARD_INDEX[c] for t in view.tricks for _, c in t.plays} | {CARD_INDEX[c] for _, c in view.trick}
         unseen_trumps = [c for c in range(trump * 8, trump * 8 + 8) if c not in played and c not in hand]

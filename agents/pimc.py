@@ -124,6 +124,7 @@ class PIMCAgent(Agent):
             ranked = sorted(legal, key=lambda a: -estimate_points(hand, a - TRUMP_BASE, 0))
             return ranked[: self.CONTRACT_CANDIDATES]
         if view.phase == Phase.DISCARD:
+            assert view.trump is not None
             trump = SUITS.index(view.trump)
             allowed = [a - DISCARD_BASE for a in legal]
             ranked = []
@@ -144,13 +145,15 @@ class PIMCAgent(Agent):
         if view.phase in (Phase.TRUMP, Phase.DISCARD):
             # The candidates are close: each search starts from the last one's value (and, for
             # discards, which keep the trump, from what it learnt).
-            out, value = {}, None
+            out: dict[int, float] = {}
+            value = None
             for a in legal:
                 if view.phase == Phase.TRUMP:
                     value = self._contract(game, seat, a - TRUMP_BASE, game.high_bid, [], False, value)[0]
                 else:
+                    assert game.trump is not None
                     value = self._contract(game, seat, game.trump, game.high_bid, [a - DISCARD_BASE], False, value)[0]
-                out[a] = sign * value
+                out[a] = float(sign * value)
             return out
         # Bidding: one solve of the contract's play for points values every bid.
         hand = game.holding[seat] + game.kitty[: game.rules.kitty_size]
@@ -183,13 +186,12 @@ class PIMCAgent(Agent):
         holding = [list(h) for h in game.holding]
         holding[seat] = hand
         rules = game.rules
-        counted = [0, 0]
-        counted[seat & 1] = game_count_of(discards)  # R13d: the bidder's discards count for it
+        counted = (game_count_of(discards), 0) if seat & 1 == 0 else (0, game_count_of(discards))  # R13d: the bidder's
         masks = [_mask(h) for h in holding]
         high, low = _decided_points(rules.high_low_in_play, trump, masks)
         reuse, guess = previous is not None, previous or 0
         # Bid 0 values the points taken (bidding), not a score change: no scores, no cap.
-        scoring = (game.scores, _cap(rules)) if bid else ((0, 0), -1)
+        scoring = ((game.scores[0], game.scores[1]), _cap(rules)) if bid else ((0, 0), -1)
         value = self.solver.value(
             masks, seat, trump, counted, high, low, seat & 1, bid, True, reuse=reuse, guess=guess, scores=scoring[0],
             defender_cap=scoring[1],
@@ -207,7 +209,8 @@ class PIMCAgent(Agent):
 
     def _play_values(self, game: Game) -> np.ndarray:
         """Team 0's exact value of each card the player to act may play, from the game's position."""
-        rules, trump = game.rules, game.trump
+        rules, trump, bidder = game.rules, game.trump, game.bidder
+        assert trump is not None and bidder is not None  # play decisions come after the contract
         if self._public is None:
             # What every deal of this decision shares: the tricks (the Jack's team and the game-count
             # so far, R13), and who played what.
@@ -221,7 +224,7 @@ class PIMCAgent(Agent):
             leader = game.trick[0][0] if game.trick else game.to_act
             self._public = game_count, jack_team, played, trick, leader, not game.trick and not game.tricks
         game_count, jack_team, played, trick, leader, first = self._public
-        bidder_team = game.bidder & 1
+        bidder_team = bidder & 1
         counted = list(game_count)
         counted[bidder_team] += game_count_of(game.discards)  # R13d; another bidder's discards are sampled
         masks = [_mask(h) for h in game.holding]

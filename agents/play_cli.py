@@ -14,13 +14,11 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
-
 from smear_env import Game, Phase, Rules, action_name, observe, parse_action, seat_view
 from smear_env.actions import DISCARD_BASE, MAX_BID, PASS, PLAY_BASE, TRUMP_BASE, bid_action
 from smear_env.cards import SUITS, card_str
 from smear_env.cli import add_rule_flags, rules_from_args
-from smear_env.game import game_label, game_rng, trick_winner
+from smear_env.game import game_label, game_rng, run_entropy, trick_winner
 from smear_env.records import write_records
 from smear_env.render import SUIT_NAMES, cards_text, point_rules, render_view
 
@@ -123,6 +121,7 @@ def after_move(game: Game, seat: int, action: int, me: int) -> list[str]:
     lines = []
     if game.phase == Phase.PLAY and len(game.trick) == 3:
         plays = [*game.trick, (seat, action - PLAY_BASE)]
+        assert game.trump is not None
         winner = trick_winner(plays, game.trump)
         who = "you" if winner == me else f"seat {winner}"
         team = "your team" if winner & 1 == me & 1 else "the other team"
@@ -143,7 +142,7 @@ def play(
     rules: Rules, me: int, agents: dict[int, Any], seed: int | None, read: Callable[[str], str] = read_line
 ) -> tuple[Game, bool]:
     """One game with a person in seat ``me``; returns the game and whether it was played to the end."""
-    entropy = int(np.random.SeedSequence(seed).entropy)
+    entropy = run_entropy(seed)
     game = Game(rules, game_rng(entropy, 0, 0), game_id=game_label(entropy, 0, 0))
     for s, agent in agents.items():
         agent.seed([entropy % 2**63, s])
@@ -184,7 +183,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         rules = rules_from_args(args)
         partner, opponents = load_agent(args.partner), load_agent(args.opponents)
-        partner.check_rules(rules), opponents.check_rules(rules)
+        partner.check_rules(rules)
+        opponents.check_rules(rules)
     except ValueError as e:
         parser.error(str(e))
     me = args.seat

@@ -71,7 +71,7 @@ from pettingzoo.utils import wrappers
 
 from .actions import NUM_ACTIONS, action_name
 from .core import team_reward
-from .game import Game, Phase, game_label, game_rng
+from .game import Game, Phase, game_label, game_rng, run_entropy
 from .observer import OBS_DIM, STATE_DIM, layout_table, observe
 from .observer import state as global_state
 from .records import write_records
@@ -118,7 +118,7 @@ class TerminateIllegal(wrappers.BaseWrapper):
             return
         game = raw.game
         legal = ", ".join(action_name(a) for a in game.legal_actions())
-        named = f" ({action_name(action)})" if isinstance(action, (int, np.integer)) and 0 <= action < NUM_ACTIONS else ""
+        named = f" ({action_name(int(action))})" if isinstance(action, (int, np.integer)) and 0 <= action < NUM_ACTIONS else ""
         warnings.warn(
             f"smear_v0: illegal move {action!r}{named} by {agent} (seat {game.to_act}) in phase {game.phase.name}; "
             f"legal were: {legal}. The episode ends with {self.illegal_reward} for team {game.to_act & 1}.",
@@ -193,7 +193,7 @@ class raw_env(AECEnv):
         **rule_settings: Any,
     ) -> None:
         super().__init__()
-        if render_mode not in (None, *self.metadata["render_modes"]):
+        if render_mode not in (None, "human", "ansi"):
             raise ValueError(f"render_mode={render_mode!r}: allowed are None, 'human', 'ansi'")
         check_episode_settings(episode, reward)
         self.rules = Rules.from_dict(rule_settings)
@@ -216,7 +216,14 @@ class raw_env(AECEnv):
         self.records: list[dict[str, Any]] = []
         self._entropy: int | None = None
         self._episode = 0
-        self.game: Game | None = None
+        self._game: Game | None = None
+
+    @property
+    def game(self) -> Game:
+        """The game being played (after ``reset()``)."""
+        if self._game is None:
+            raise RuntimeError("call reset() before using the env")
+        return self._game
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -226,11 +233,11 @@ class raw_env(AECEnv):
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         if seed is not None or self._entropy is None:
-            self._entropy = int(np.random.SeedSequence(seed).entropy)
+            self._entropy = run_entropy(seed)
             self._episode = 0
         # Episode e of a run seeded S is game (S, slot 0, e): the batched engine deals the same cards.
         rng = game_rng(self._entropy, 0, self._episode)
-        self.game = Game(
+        self._game = Game(
             self.rules, rng, game_id=game_label(self._entropy, 0, self._episode), stop_after_hand=self.episode == "hand"
         )
         self._episode += 1
@@ -239,7 +246,7 @@ class raw_env(AECEnv):
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {a: {} for a in self.agents}
+        self.infos: dict[str, dict] = {a: {} for a in self.agents}
         self._rewards_pending = False  # True while self.rewards holds a hand's rewards
         self.agent_selection = self.possible_agents[self.game.to_act]
         self._records_start = len(self.records)

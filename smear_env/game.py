@@ -200,6 +200,13 @@ def hand_record(
     return record
 
 
+def run_entropy(seed: int | None) -> int:
+    """The entropy of a run seeded ``seed`` (fresh entropy for None): what :func:`game_rng` draws games from."""
+    entropy = np.random.SeedSequence(seed).entropy
+    assert isinstance(entropy, int)
+    return entropy
+
+
 def game_rng(entropy: int, slot: int = 0, episode: int = 0) -> np.random.Generator:
     """The random generator of one game: game ``episode`` of slot ``slot`` in a run seeded ``entropy``.
 
@@ -530,6 +537,7 @@ class Game:
         if len(self.trick) < 4:
             self.to_act = (seat + 1) % 4
             return
+        assert self.trump is not None  # declared before the first lead (R9)
         winner = trick_winner(self.trick, self.trump)
         self.tricks.append((self.trick[0][0], self.trick, winner))
         self.trick = []

@@ -238,5 +238,5 @@ def check_records(source: str | os.PathLike[str] | Iterable[dict[str, Any]]) -> 
             raise RecordError(n, None, None, "a record must be a JSON object")
         game_id = record.get("game_id")
         check_hand(record, n, last.get(game_id) if isinstance(game_id, str) else None)
-        last[game_id] = record
+        last[str(game_id)] = record
     return len(records)

@@ -27,7 +27,7 @@ import numpy as np
 
 from .actions import NUM_ACTIONS
 from .core import team_reward
-from .game import Game, game_label, game_rng
+from .game import Game, game_label, game_rng, run_entropy
 from .observer import OBS_DIM, observe
 from .rules import REWARDS, Rules, check_episode_settings
 from .view import SeatView, seat_view
@@ -92,14 +92,21 @@ class SmearSingleAgentEnv(gym.Env):
         self._entropy: int | None = None
         self._episode = 0
         self._done = True
-        self.game: Game | None = None
+        self._game: Game | None = None
+
+    @property
+    def game(self) -> Game:
+        """The game being played (after ``reset()``)."""
+        if self._game is None:
+            raise RuntimeError("call reset() before step()")
+        return self._game
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict[str, Any]]:
         super().reset(seed=seed)
         if seed is not None or self._entropy is None:
-            self._entropy = int(np.random.SeedSequence(seed).entropy)
+            self._entropy = run_entropy(seed)
             self._episode = 0
-        self.game = Game(
+        self._game = Game(
             self.rules,
             game_rng(self._entropy, 0, self._episode),
             game_id=game_label(self._entropy, 0, self._episode),
@@ -116,7 +123,7 @@ class SmearSingleAgentEnv(gym.Env):
         return self._obs(), self._info()
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
-        if self.game is None:
+        if self._done and self._game is None:
             raise RuntimeError("call reset() before step()")
         if self._done:
             raise RuntimeError("the episode has ended: call reset() to start the next one")

@@ -22,7 +22,7 @@ from gymnasium.vector.utils import batch_space
 
 from . import vector_kernels as K  # noqa: N812 - the kernels and their state layout, read as K.PHASE, K.deal(...)
 from .actions import NUM_ACTIONS
-from .game import Game, IllegalActionError, Phase, game_label, game_rng, hand_record, split_deck
+from .game import Game, IllegalActionError, Phase, game_label, game_rng, hand_record, run_entropy, split_deck
 from .observer import OBS_DIM, STATE_DIM
 from .records import write_records
 from .render import render_table
@@ -117,9 +117,9 @@ class SmearVectorEnv(VectorEnv):
         n = self.num_envs
         if seed is None:
             seed = self._seed
-        self.entropy = int(np.random.SeedSequence(seed).entropy)
+        self.entropy = run_entropy(seed)
         self.episode = np.zeros(n, dtype=np.int64)
-        self._rngs: list[np.random.Generator | None] = [None] * n
+        self._rngs: list[np.random.Generator] = [np.random.default_rng(0)] * n  # each slot's game's, set by _new_games
         # Each game's state is two rows (smear_env.vector_kernels): int8 and 32-bit card masks, small
         # enough that a step over thousands of games reads it from cache. The attributes below are
         # named views of those rows, for numpy code and for readers.
@@ -432,7 +432,7 @@ class SmearVectorEnv(VectorEnv):
             rng=np.random.default_rng(self._rngs[i].integers(2**63)),
         )
 
-    def render(self, game: int = 0) -> str | None:
+    def render(self, game: int = 0) -> str | None:  # type: ignore[override]  # one chosen game, not all of them
         """The table of game ``game`` as text (every hand shown), with ``render_mode="ansi"``."""
         if self.render_mode is None:
             return None
