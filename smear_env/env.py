@@ -253,7 +253,8 @@ class raw_env(AECEnv):
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = int(agent[-1])
-        game = self.game
+        game = self._game
+        assert game is not None, "call reset() first"
         if game.to_act == seat and game.phase != Phase.GAME_OVER:
             mask = game.action_mask()
         else:
@@ -269,7 +270,8 @@ class raw_env(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        game = self.game
+        game = self._game
+        assert game is not None, "call reset() first"
         hands_before = len(game.records)
         scores_before = game.scores[:]
         game.step(action)

@@ -89,6 +89,56 @@ def game_count_of(cards: list[int] | tuple[int, ...]) -> int:
     return sum(GAME_COUNT[c] for c in cards)
 
 
+class Tally:
+    """R13 as the tricks come in: the engine's one account of a hand's points so far.
+
+    High and Low go to the team that played the card (R13a/b, R13v), Jack to the team that
+    won the trick holding it (R13c), Game to the team with more game-count in its won cards,
+    nobody on a tie (R13d); a point whose card was not played goes to nobody."""
+
+    __slots__ = ("trump", "in_play", "high", "low", "jack_team", "won", "game_count")
+
+    def __init__(self, trump: int, high_low_in_play: bool) -> None:
+        self.trump, self.in_play = trump, high_low_in_play
+        self.high: tuple[int, int] | None = None  # (card, seat)
+        self.low: tuple[int, int] | None = None
+        self.jack_team: int | None = None
+        self.won = [0, 0]  # tricks won by team
+        self.game_count = [0, 0]  # game-count of the cards each team won
+
+    def copy(self) -> Tally:
+        other = Tally(self.trump, self.in_play)
+        other.high, other.low, other.jack_team = self.high, self.low, self.jack_team
+        other.won, other.game_count = list(self.won), list(self.game_count)
+        return other
+
+    def add_cards(self, plays: list[tuple[int, int]] | tuple) -> None:
+        """(seat, card) plays of a trick still in progress: they can take High and Low already."""
+        for seat, card in plays:
+            if card >> 3 == self.trump:
+                self.high, self.low = fold_high_low(self.high, self.low, card, seat, self.in_play)
+
+    def add_trick(self, plays: list[tuple[int, int]], winner: int) -> None:
+        """A completed trick and the seat that won it."""
+        team = winner & 1
+        self.won[team] += 1
+        self.add_cards(plays)
+        for _, card in plays:
+            self.game_count[team] += GAME_COUNT[card]
+            if card == self.trump * 8 + JACK:
+                self.jack_team = team
+
+    def points(self) -> dict[str, int | None]:
+        """{"high", "low", "jack", "game"} -> the team that has it now, or None."""
+        count = self.game_count
+        return {
+            "high": None if self.high is None else self.high[1] & 1,
+            "low": None if self.low is None else self.low[1] & 1,
+            "jack": self.jack_team,
+            "game": None if count[0] == count[1] else int(count[1] > count[0]),
+        }
+
+
 def tally(
     rules: Rules,
     trump: int,
@@ -98,37 +148,15 @@ def tally(
     discards: list[int] | tuple = (),
 ) -> tuple[dict[str, int | None], list[int]]:
     """R13: the four points as they stand after ``tricks`` (leader, plays, winner) and the cards of the
-    ``trick`` in progress, and each team's game-count (the ``bidder``'s ``discards`` included).
-
-    High and Low go to the team that played the card (R13a/b, R13v), Jack to the team that won
-    the trick holding it (R13c), Game to the team with more game-count, nobody on a tie (R13d);
-    a point whose card was not played goes to nobody. Returns ({"high", "low", "jack", "game"} ->
-    team or None, [game_count team 0, game_count team 1]).
-    """
-    in_play = rules.high_low_in_play
-    jack = trump * 8 + JACK
-    high = low = None
-    jack_team = None
-    game_count = [0, 0]
+    ``trick`` in progress, and each team's game-count, the ``bidder``'s ``discards`` included (a
+    :class:`Tally`). Returns ({"high", "low", "jack", "game"} -> team or None, [team 0, team 1])."""
+    account = Tally(trump, rules.high_low_in_play)
     for _, plays, winner in tricks:
-        for seat, card in plays:
-            game_count[winner & 1] += GAME_COUNT[card]
-            if card >> 3 == trump:
-                high, low = fold_high_low(high, low, card, seat, in_play)
-                if card == jack:
-                    jack_team = winner & 1
-    for seat, card in trick:
-        if card >> 3 == trump:
-            high, low = fold_high_low(high, low, card, seat, in_play)
+        account.add_trick(plays, winner)
+    account.add_cards(trick)
     if bidder is not None:
-        game_count[bidder & 1] += game_count_of(discards)
-    points: dict[str, int | None] = {
-        "high": None if high is None else high[1] & 1,
-        "low": None if low is None else low[1] & 1,
-        "jack": jack_team,
-        "game": None if game_count[0] == game_count[1] else int(game_count[1] > game_count[0]),
-    }
-    return points, game_count
+        account.game_count[bidder & 1] += game_count_of(discards)
+    return account.points(), account.game_count
 
 
 def score_hand(

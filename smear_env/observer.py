@@ -14,8 +14,8 @@ from array import array
 
 import numpy as np
 
-from .cards import GAME_COUNT, JACK, NUM_CARDS
-from .game import Game, Phase, fold_high_low
+from .cards import NUM_CARDS
+from .game import Game, Phase, Tally, fold_high_low
 from .view import Knowledge, SeatView, knowledge_of_view, seat_knowledge
 
 LAYOUT: tuple[tuple[str, int, str], ...] = (
@@ -71,19 +71,31 @@ def encode(view: SeatView, out: np.ndarray | None = None) -> np.ndarray:
     return encode_knowledge(knowledge_of_view(view), out)
 
 
-# Per game, the hand it caches (its list of dealt hands, new each hand) and the cache of that hand.
-_CACHES: weakref.WeakKeyDictionary[Game, tuple[list, dict]] = weakref.WeakKeyDictionary()
+class HandCache:
+    """What :func:`observe` keeps of one hand of one game: the parts of the vector that only a bid,
+    a discard or a completed trick change. Kept outside the engine, by game, for as long as the
+    game lives; a new hand (a new list of dealt hands) starts a new one."""
+
+    __slots__ = ("dealt", "static", "history")
+
+    def __init__(self, dealt: list) -> None:
+        self.dealt = dealt
+        self.static: dict[tuple, array] = {}  # (seat, phase, bids, discards) -> 0/1 entries
+        self.history: dict[tuple, tuple] = {}  # (tricks, score, score) -> what the tricks add
+
+
+_CACHES: dict[int, HandCache] = {}  # by id(game); a game's entry goes when the game does
 
 
 def observe(game: Game, seat: int, out: np.ndarray | None = None) -> np.ndarray:
-    """The observation of ``seat`` in ``game`` (the same as ``encode(seat_view(game, seat))``).
-
-    What only a bid, a discard or a completed trick changes is kept per hand, outside the
-    engine, in a cache that lives as long as the game does."""
-    entry = _CACHES.get(game)
-    if entry is None or entry[0] is not game.dealt:
-        entry = _CACHES[game] = (game.dealt, {})
-    return encode_knowledge(seat_knowledge(game, seat), out, entry[1])
+    """The observation of ``seat`` in ``game`` (the same as ``encode(seat_view(game, seat))``), with
+    the game's :class:`HandCache`."""
+    cache = _CACHES.get(id(game))
+    if cache is None or cache.dealt is not game.dealt:
+        if cache is None:
+            weakref.finalize(game, _CACHES.pop, id(game), None)
+        cache = _CACHES[id(game)] = HandCache(game.dealt)
+    return encode_knowledge(seat_knowledge(game, seat), out, cache)
 
 
 _F32 = np.dtype(np.float32)
@@ -93,35 +105,31 @@ _ZEROS = bytes(4 * OBS_DIM)  # as the initializer of array("f"): OBS_DIM zeros
 def _history(k: Knowledge, prev: tuple | None) -> tuple:
     """What the completed tricks add to every observation of a hand, with the scores: per
     observer seat, the cards each relative seat played (128 floats); per team, the six floats
-    at the end of the vector; and the running totals (cards played by absolute seat, tricks
-    and game-count won by team, the Jack's team, the High and Low trumps played as (card,
-    seat) or None). ``prev`` is the same for one trick fewer: then only the last trick is added."""
-    if prev is None:
-        absolute, won, counted, jack_team, high, low = array("f", _ZEROS[:512]), [0, 0], [0, 0], -1, None, None
+    at the end of the vector; the cards played by absolute seat; the engine's :class:`Tally`
+    of the points (None before the first trick) and from it the High, Low and Jack so far.
+    ``prev`` is the same for one trick fewer: then only the last trick is added."""
+    if prev is None or prev[3] is None:
+        absolute, account = array("f", _ZEROS[:512]), None
         new_tricks = k.tricks
     else:
-        absolute, won, counted, jack_team, high, low = prev[2]
-        absolute, won, counted = absolute[:], list(won), list(counted)
+        absolute, account = prev[2][:], prev[3].copy()
         new_tricks = k.tricks[-1:]
-    trump, in_play = k.trump, k.rules.high_low_in_play
     for _, plays, winner in new_tricks:
-        team = winner & 1
-        won[team] += 1
+        if account is None:
+            assert k.trump is not None  # a trick is played after trump is declared (R9)
+            account = Tally(k.trump, k.rules.high_low_in_play)
+        account.add_trick(plays, winner)
         for s, card in plays:
             absolute[32 * s + card] = 1.0
-            counted[team] += GAME_COUNT[card]
-            if card >> 3 == trump:
-                high, low = fold_high_low(high, low, card, s, in_play)
-                if card & 7 == JACK:
-                    jack_team = team
     blocks = [absolute[32 * me :] + absolute[: 32 * me] for me in range(4)]
-    w, c = won, counted
+    w, c = (account.won, account.game_count) if account is not None else ([0, 0], [0, 0])
     s0, s1 = (max(-1.0, min(1.0, score / k.rules.target_score)) for score in k.scores)
     tails = (
         array("f", [w[0] / 6, w[1] / 6, c[0] / 80, c[1] / 80, s0, s1]),
         array("f", [w[1] / 6, w[0] / 6, c[1] / 80, c[0] / 80, s1, s0]),
     )
-    return blocks, tails, (absolute, won, counted, jack_team, high, low)
+    taken = (None, None, None) if account is None else (account.jack_team, account.high, account.low)
+    return blocks, tails, absolute, account, taken
 
 
 def _static(k: Knowledge) -> array:
@@ -146,7 +154,7 @@ def _static(k: Knowledge) -> array:
     return on
 
 
-def encode_knowledge(k: Knowledge, out: np.ndarray | None = None, cache: dict | None = None) -> np.ndarray:
+def encode_knowledge(k: Knowledge, out: np.ndarray | None = None, cache: HandCache | None = None) -> np.ndarray:
     """The observation vector of what a seat knows (see the layout above); ``cache``: what
     :func:`observe` keeps for this hand of this game."""
     me, rules, phase, trump = k.seat, k.rules, k.phase, k.trump
@@ -154,24 +162,21 @@ def encode_knowledge(k: Knowledge, out: np.ndarray | None = None, cache: dict | 
     mine = me & 1
     rel = _REL[me]  # absolute seat -> relative seat
     # What changes only with the phase, a bid or a discard, and what the completed tricks add
-    # (once a trick), are kept per hand in the cache: keys (seat, phase, bids, discards)
-    # and (tricks, score, score) respectively.
+    # (once a trick), are kept per hand in the cache, keyed (seat, phase, bids, discards) and
+    # (tricks, score, score) respectively.
+    statics, histories = (cache.static, cache.history) if cache is not None else ({}, {})
     key = (me, phase, len(bids), 0 if discards is None else len(discards))
-    static = cache.get(key) if cache is not None else None
+    static = statics.get(key)
     if static is None:
-        static = _static(k)
-        if cache is not None:
-            cache[key] = static
+        static = statics[key] = _static(k)
     # Scores change only when a hand ends (a new hand starts a new cache), or with the
     # sixth trick; the key has both, so a cached history is never stale.
     n = len(tricks)
-    history = cache.get((n, scores[0], scores[1])) if cache is not None else None
+    history = histories.get((n, scores[0], scores[1]))
     if history is None:
-        prev = cache.get((n - 1, scores[0], scores[1])) if cache is not None and n else None
-        history = _history(k, prev)
-        if cache is not None:
-            cache[(n, scores[0], scores[1])] = history
-    blocks, tails, (_, _, _, jack_team, high, low) = history
+        prev = histories.get((n - 1, scores[0], scores[1])) if n else None
+        history = histories[(n, scores[0], scores[1])] = _history(k, prev)
+    blocks, tails, _, _, (jack_team, high, low) = history
     # The vector is built in an array("f") (entry by entry: cheaper than numpy) and handed over without a copy.
     on = static[:]
     for c in k.hand:
@@ -196,7 +201,7 @@ def encode_knowledge(k: Knowledge, out: np.ndarray | None = None, cache: dict | 
         on[_POINTS + ((high[1] & 1) != mine)] = 1.0
     if low is not None:
         on[_POINTS + 2 + ((low[1] & 1) != mine)] = 1.0
-    if jack_team >= 0:
+    if jack_team is not None:
         on[_POINTS + 4 + (jack_team != mine)] = 1.0
     on[_TAIL:] = tails[mine]
     if out is None:
