@@ -15,8 +15,9 @@ $(STAMP): pyproject.toml Makefile
 	touch $(STAMP)
 
 ## The main job: a few minutes of DMC self-play from scratch, ending with an arena match against `heuristic`.
+## A second `make train` starts runs/dmc_quick-2 (--suffix): it never overwrites a run.
 train: $(STAMP)
-	$(PY) -m train.dmc --config configs/dmc_quick.yaml
+	$(PY) -m train.dmc --config configs/dmc_quick.yaml --suffix
 
 ## Play a few full games between random agents, print them, write and check their records.
 demo: $(STAMP)
