@@ -36,6 +36,9 @@ class Agent:
 
     name = "agent"
     batched = False
+    independent = False
+    """True when ``act`` depends on nothing but its arguments and ``self.rng`` (no memory of earlier
+    decisions): the arena may then interleave games and give each game its own generator."""
 
     def __init__(self) -> None:
         self.rng = np.random.default_rng()

@@ -59,6 +59,7 @@ class HeuristicAgent(Agent):
     """The rule-based player documented in this module."""
 
     name = "heuristic"
+    independent = True
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, view: SeatView) -> int:
         legal = list(view.legal_actions) or np.flatnonzero(action_mask).tolist()

@@ -27,6 +27,7 @@ class NeuralAgent(Agent):
     """Plays the legal action the network scores highest (DMC: Q-value; PPO: policy logit)."""
 
     batched = True
+    independent = True
 
     def __init__(self, path: str | Path = SHIPPED, device: str = "auto", any_rules: bool = False) -> None:
         super().__init__()

@@ -70,6 +70,7 @@ class PIMCAgent(Agent):
     """PIMC search with an exact double-dummy solver; see the module docstring."""
 
     name = "pimc"
+    independent = True
 
     def __init__(self, samples: int = 20, seconds: float = 0.1) -> None:
         super().__init__()

@@ -13,6 +13,7 @@ class RandomAgent(Agent):
     """Uniform over the legal actions."""
 
     name = "random"
+    independent = True
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, view: SeatView) -> int:
         legal = np.flatnonzero(action_mask)
