@@ -211,7 +211,7 @@ class raw_env(AECEnv):
             }
         )
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
-        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
+        self.action_spaces: dict[str, spaces.Space] = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
         self.state_space = spaces.Box(-1.0, 1.0, (STATE_DIM,), np.float32)
         self.records: list[dict[str, Any]] = []
         self._entropy: int | None = None

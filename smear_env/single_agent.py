@@ -171,7 +171,7 @@ class SmearSingleAgentEnv(gym.Env):
     def _info(self) -> dict[str, Any]:
         return {"action_mask": self.action_masks().astype(np.int8)}
 
-    def render(self) -> str | None:
+    def render(self) -> Any:  # the ansi table (str), or None without a render mode
         if self.render_mode == "ansi":
             from .render import render_table
 
