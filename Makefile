@@ -11,7 +11,7 @@ $(STAMP): pyproject.toml Makefile
 	$(PY) -m pip install --quiet --upgrade pip
 	# torch first, pinned: an unpinned torch would pull a multi-GB CUDA build.
 	$(PY) -m pip install --quiet torch==2.13.0
-	$(PY) -m pip install --quiet -e ".[train,dev,sb3]"
+	$(PY) -m pip install --quiet -e ".[train,dev,sb3,ray]"
 	touch $(STAMP)
 
 ## The main job: a few minutes of DMC self-play from scratch, ending with an arena match against `heuristic`.
@@ -28,7 +28,7 @@ demo: $(STAMP)
 test: $(STAMP) typecheck
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
-	$(PY) -m pytest -n 2 -q
+	$(PY) -m pytest -n 2 --dist loadgroup -q
 
 ## Type checks of smear_env/, nets/ and agents/ (mypy, settings in pyproject.toml).
 typecheck: $(STAMP)

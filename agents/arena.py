@@ -227,22 +227,36 @@ def run_match(
     workers: int = 1,
     keep_records: bool = False,
     progress: Callable[[int], None] | None = None,
+    backend: str = "local",
+    address: str | None = None,
 ) -> MatchResult:
-    """Play ``games`` games (rounded up to whole deal sets) of A against B in the duplicate format.
+    """Play ``games`` games (rounded up to whole deal sets) of A against B in the duplicate format,
+    in ``workers`` local processes, or as Ray tasks (``backend="ray"``; ``address``: the cluster to
+    join, None starts a local Ray; ``workers`` defaults to the cluster's CPUs).
 
-    Results are identical for the same seed whatever the number of workers.
+    Results are identical for the same seed whatever the workers and the backend.
     """
     if games < 2:
         raise ValueError(f"games={games}: a duplicate match needs at least 2 games (one deal set)")
     if workers < 1:
         raise ValueError(f"workers={workers}: must be at least 1")
+    if backend not in ("local", "ray"):
+        raise ValueError(f"backend={backend!r}: local or ray")
     rules = rules or Rules()
-    load_agent(spec_a), load_agent(spec_b)  # fail early, in this process, on a bad spec
+    for spec in (spec_a, spec_b):
+        load_agent(spec).check_rules(rules)  # fail early, in this process, on a bad spec
     deal_sets = list(range((games + 1) // 2))
     chunk = max(1, min(100, len(deal_sets) // (4 * workers) or 1))  # a chunk's games go in lockstep
     chunks = [deal_sets[i : i + chunk] for i in range(0, len(deal_sets), chunk)]
     results: list[DealSetResult] = []
-    if workers == 1:
+    if backend == "ray":
+        try:
+            from .ray_arena import play_chunks  # Ray is imported only on this path
+        except ImportError as e:
+            raise ValueError(f"backend 'ray' needs Ray ({e}): pip install -e '.[ray]'") from None
+
+        results = play_chunks((spec_a, spec_b), rules, seed, chunks, keep_records, address, progress)
+    elif workers == 1:
         agents = (load_agent(spec_a), load_agent(spec_b))
         for part in chunks:
             results.extend(play_deal_sets(agents, rules, seed, part, keep_records))

@@ -102,6 +102,14 @@ def spec_help() -> str:
     return ", ".join(e.usage() for e in registered()) + ", file.py:Class or module:Class (your own agents.Agent)"
 
 
+def with_option(spec: str, key: str, value: str) -> str:
+    """``spec`` with ``key=value`` added, if its agent takes that option and the spec does not set it."""
+    entry = {e.id: e for e in registered()}.get(spec.partition(":")[0])
+    if entry is None or key not in entry.options or f"{key}=" in spec:
+        return spec
+    return f"{spec}{',' if ':' in spec else ':'}{key}={value}"
+
+
 def load_agent(spec: str) -> Agent:
     """An agent from a spec (see the module docstring); a ValueError naming what was wrong otherwise."""
     if not isinstance(spec, str) or not spec.strip():

@@ -13,7 +13,7 @@ from smear_env.files import atomic_write
 from smear_env.records import write_records
 
 from .arena import MatchResult, league_ratings, plot_ratings, run_match, short_labels
-from .base import load_agent
+from .base import load_agent, with_option
 
 
 def _progress(total: int, label: str, enabled: bool):
@@ -74,10 +74,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=200, help="games to play, rounded up to whole deal sets of 2 (default 200)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the deal sets (default 0)")
     parser.add_argument("--workers", type=int, default=1, help="processes to play in (same results for the same seed)")
+    parser.add_argument(
+        "--backend",
+        choices=("local", "ray"),
+        default="local",
+        help="local processes, or Ray tasks on a cluster (pip install '.[ray]')",
+    )
+    parser.add_argument("--address", help="with --backend ray: the cluster to join (default: start a local Ray)")
     parser.add_argument("--json", metavar="FILE", help="write the summary as JSON")
     parser.add_argument("--records", metavar="FILE", help="write every hand as RECORDS.md hand records")
     parser.add_argument("--league", metavar="A,B,C", help="play every pairing of these agents and print a rating table")
     parser.add_argument("--plot", metavar="FILE.png", help="with --league, draw the ratings to this file (default: no plot)")
+    parser.add_argument(
+        "--device", help="auto, cpu, cuda or cuda:N: where agents with a device option (neural) run, unless their spec says"
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_rule_flags(parser)
     args = parser.parse_args(argv)
@@ -92,6 +102,8 @@ def main(argv: list[str] | None = None) -> int:
     specs = [s.strip() for s in args.league.split(",")] if args.league else [args.a, args.b]
     if any(not s for s in specs) or len(specs) < 2:
         parser.error("give two agent specs A B, or --league A,B[,C...]")
+    if args.device:
+        specs = [with_option(s, "device", args.device) for s in specs]
     for spec in specs:
         try:
             load_agent(spec)
@@ -104,7 +116,18 @@ def main(argv: list[str] | None = None) -> int:
         label = f"{specs[i]} vs {specs[j]}"
         bar, update = _progress(2 * ((args.games + 1) // 2), label, not args.no_progress)
         with bar:
-            match = run_match(specs[i], specs[j], args.games, args.seed, rules, args.workers, bool(args.records), update)
+            match = run_match(
+                specs[i],
+                specs[j],
+                args.games,
+                args.seed,
+                rules,
+                args.workers,
+                bool(args.records),
+                update,
+                args.backend,
+                args.address,
+            )
         matches[(i, j)] = match
         print(format_summary(match.summary()))
     if args.records:

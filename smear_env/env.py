@@ -118,9 +118,10 @@ class TerminateIllegal(wrappers.BaseWrapper):
             return
         game = raw.game
         legal = ", ".join(action_name(a) for a in game.legal_actions())
-        named = f" ({action_name(int(action))})" if isinstance(action, (int, np.integer)) and 0 <= action < NUM_ACTIONS else ""
+        number = isinstance(action, (int, np.integer))
+        named = f" ({action_name(int(action))})" if number and 0 <= action < NUM_ACTIONS else ""
         warnings.warn(
-            f"smear_v0: illegal move {action!r}{named} by {agent} (seat {game.to_act}) in phase {game.phase.name}; "
+            f"smear_v0: illegal move {int(action) if number else action!r}{named} by {agent} (seat {game.to_act}) in phase {game.phase.name}; "
             f"legal were: {legal}. The episode ends with {self.illegal_reward} for team {game.to_act & 1}.",
             stacklevel=3,  # the caller of env.step
         )

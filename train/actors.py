@@ -136,6 +136,8 @@ class SelfPlay:
 class InProcess:
     """No actors: the learner's process steps the games between its gradient steps."""
 
+    replaced = 0  # actors replaced after dying (none here)
+
     def __init__(self, settings: ActorSettings, q: torch.nn.Module, seed: int) -> None:
         self.play = SelfPlay(settings, seed)
         self.q = q
@@ -179,6 +181,8 @@ def _local_actor(settings: ActorSettings, seed: int, shared, version, lock, pool
 
 class LocalActors:
     """``num_actors`` actor processes on this machine, fed the learner's weights (shared memory) and pool."""
+
+    replaced = 0  # a local actor that dies stops the run with an error instead
 
     def __init__(self, settings: ActorSettings, q: torch.nn.Module, seeds: list[int]) -> None:
         ctx = mp.get_context("spawn")

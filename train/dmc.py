@@ -54,7 +54,11 @@ class Config(RunConfig):
     target: Literal["hand", "game"] = "hand"
     """return of a decision: hand (the team's score difference for the hand) or game (+1/-1 outcome)"""
     num_actors: int = 1
-    """actor processes stepping games while this process learns (0: this process steps them too)"""
+    """actors stepping games while this process learns (0: this process steps them too)"""
+    backend: Literal["local", "ray"] = "local"
+    """where actors run: local (processes on this machine) or ray (Ray actors on a cluster; pip install '.[ray]')"""
+    ray_address: str | None = None
+    """with backend ray: the cluster to join (e.g. 10.0.0.1:6379); none starts a local Ray"""
 
     def validate(self) -> None:
         super().validate()
@@ -67,6 +71,8 @@ class Config(RunConfig):
             raise ValueError(f"config updates_per_step={self.updates_per_step}: must be above 0")
         if not 0 <= self.epsilon <= 1:
             raise ValueError(f"config epsilon={self.epsilon}: must be in [0, 1]")
+        if self.backend == "ray" and self.num_actors < 1:
+            raise ValueError(f"config num_actors={self.num_actors}: backend ray needs at least 1 actor")
 
 
 class Replay:
@@ -93,6 +99,19 @@ class Replay:
         idx = rng.integers(len(self), size=n)
         batch = (torch.from_numpy(self.obs[idx]), torch.from_numpy(self.action[idx]), torch.from_numpy(self.ret[idx]))
         return tuple(t.to(device, non_blocking=True) for t in batch)
+
+
+def make_actors(config: Config, settings: ActorSettings, q: torch.nn.Module, seeds: list[int]):
+    """The transport of the config: Ray actors, actor processes, or this process."""
+    if config.backend == "ray":
+        try:
+            from .ray_actors import RayActors  # Ray is imported only on this path
+        except ImportError as e:
+            raise ValueError(f"config backend='ray' needs Ray ({e}): pip install -e '.[ray]'") from None
+        return RayActors(settings, q, seeds, config.ray_address)
+    if config.num_actors:
+        return LocalActors(settings, q, seeds)
+    return InProcess(settings, q, seeds[0])
 
 
 def train(config: Config, start: Start | None = None, report: Callable[[dict[str, Any]], None] | None = None) -> Path:
@@ -124,7 +143,11 @@ def train(config: Config, start: Start | None = None, report: Callable[[dict[str
         seeds = [
             int(np.random.SeedSequence([config.seed, run.step, i]).generate_state(1)[0]) for i in range(max(config.num_actors, 1))
         ]
-        actors = LocalActors(settings, q, seeds) if config.num_actors else InProcess(settings, q, seeds[0])
+        actors = make_actors(config, settings, q, seeds)
+        if config.backend == "ray":
+            places = actors.where()
+            pids = ", ".join(str(place["pid"]) for place in places)
+            run.say(f"{len(seeds)} Ray actor(s) on {len({place['node'] for place in places})} node(s) (process ids {pids})")
         for state, step in pool:
             actors.remember(state, step)
         replay = Replay(config.buffer_size)
@@ -135,10 +158,13 @@ def train(config: Config, start: Start | None = None, report: Callable[[dict[str
                 learning = len(replay) >= config.warmup
                 target_updates = int((run.step // config.num_envs) * config.updates_per_step)
                 steps = 0
+                replaced = actors.replaced
                 for block in actors.collect(wait=not learning or updates >= target_updates):
                     replay.add(block.obs, block.actions, block.returns)
                     steps += block.steps
                     finished.extend(block.finished)
+                if actors.replaced > replaced:
+                    run.say(f"an actor died: replaced ({actors.replaced} so far); training goes on")
 
                 # ---------------------------------------------------------------- learn
                 target_updates = int(((run.step + steps) // config.num_envs) * config.updates_per_step)
@@ -178,9 +204,9 @@ def train(config: Config, start: Start | None = None, report: Callable[[dict[str
         finally:
             actors.close()
 
+        summary = run.last_eval if run.schedule.get("eval") == run.step and run.last_eval else run.evaluate(q, report)
         run.checkpoint(q, optimizer=optimizer.state_dict(), updates=updates, rng=rng_state(rng),
                        pool=[s for s, _ in pool], pool_steps=[t for _, t in pool])  # fmt: skip
-        summary = run.last_eval if run.schedule.get("eval") == run.step and run.last_eval else run.evaluate(q, report)
         speed = (run.step - steps_at_start) / max(time.time() - started, 1e-9)
         run.say(f"trained {run.step:,} agent-steps ({speed:,.0f}/s); checkpoint {run.folder / 'checkpoint.pt'}")
         run.say(describe(summary))

@@ -248,9 +248,9 @@ def train(config: Config, start: Start | None = None, report: Callable[[dict[str
                 run.checkpoint(agent, optimizer=optimizer.state_dict(), rng=rng_state(rng), pool=opponents.pool_states,
                                pool_steps=opponents.pool_steps)  # fmt: skip
 
+        summary = run.last_eval if run.schedule.get("eval") == run.step and run.last_eval else run.evaluate(agent, report)
         run.checkpoint(agent, optimizer=optimizer.state_dict(), rng=rng_state(rng), pool=opponents.pool_states,
                        pool_steps=opponents.pool_steps)  # fmt: skip
-        summary = run.last_eval if run.schedule.get("eval") == run.step and run.last_eval else run.evaluate(agent, report)
         speed = (run.step - steps_at_start) / max(time.time() - started, 1e-9)
         run.say(f"trained {run.step:,} agent-steps ({speed:,.0f}/s); checkpoint {run.folder / 'checkpoint.pt'}")
         run.say(describe(summary))
