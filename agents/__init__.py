@@ -18,5 +18,11 @@ register(
     options={"device": str, "any_rules": bool},
     summary="a trained network: the shipped one, or neural:PATH for a checkpoint",
 )
+register(
+    "search",
+    "agents.search:SearchAgent",
+    options={"samples": int, "seconds": float, "net": str, "beliefs": str, "blend": float, "net_tricks": int, "device": str},
+    summary="the network for the contract, PIMC over deals from a learned model of the hidden cards for the play, blended",
+)
 
 __all__ = ["Agent", "AgentEntry", "load_agent", "register", "registered", "spec_help"]

@@ -68,6 +68,12 @@ class NeuralAgent(Agent):
         self._checked = rules
 
     @torch.no_grad()
+    def values(self, observations: np.ndarray) -> np.ndarray:
+        """The network's output for each row: each action's value (a DMC network: the hand's expected score margin)."""
+        obs = torch.as_tensor(np.asarray(observations, dtype=np.float32)).to(self.device, non_blocking=True)
+        return self.network(obs).cpu().numpy()
+
+    @torch.no_grad()
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray, views=None) -> np.ndarray:
         obs = torch.as_tensor(np.asarray(observations, dtype=np.float32)).to(self.device, non_blocking=True)
         if self.device.type == "cpu":

@@ -98,9 +98,20 @@ class PIMCAgent(Agent):
                 gc.enable()
 
     def _search(self, observation: np.ndarray, action_mask: np.ndarray, view: SeatView, legal: list[int]) -> int:
+        totals = self._deal_values(observation, view, legal)
+        best = max(totals.values())
+        tied = [a for a, v in totals.items() if v >= best - 1e-9]
+        if len(tied) == 1:
+            return tied[0]
+        # Exact values often tie once the points are decided: the heuristic player chooses among the best.
+        return self._heuristic.act(observation, action_mask, dataclasses.replace(view, legal_actions=tuple(tied)))
+
+    def _deal_values(self, observation: np.ndarray, view: SeatView, legal: list[int]) -> dict[int, float]:
+        """Each action's value (the acting team's score change minus the other's, summed) over the deals
+        drawn for this decision, each solved exactly; as many deals as ``samples`` and ``seconds`` allow."""
         deadline = time.perf_counter() + self.seconds
         totals: dict[int, float] = dict.fromkeys(legal, 0.0)
-        sampler = DealSampler(view)
+        sampler = self._sampler(view, observation)
         self._public = None
         for i in range(self.samples):
             if i and time.perf_counter() > deadline:
@@ -109,12 +120,11 @@ class PIMCAgent(Agent):
             for action, value in self._values(game, view, legal).items():
                 totals[action] += value
             self.deals_solved += 1
-        best = max(totals.values())
-        tied = [a for a, v in totals.items() if v >= best - 1e-9]
-        if len(tied) == 1:
-            return tied[0]
-        # Exact values often tie once the points are decided: the heuristic player chooses among the best.
-        return self._heuristic.act(observation, action_mask, dataclasses.replace(view, legal_actions=tuple(tied)))
+        return totals
+
+    def _sampler(self, view: SeatView, observation: np.ndarray) -> DealSampler:
+        """Where the deals come from: every deal consistent with the view equally likely."""
+        return DealSampler(view)
 
     # Contract decisions solve one deal per candidate: the two the heuristic likes best are searched.
     CONTRACT_CANDIDATES = 2

@@ -13,7 +13,8 @@ from torch import nn
 from smear_env import NUM_ACTIONS, OBS_DIM, STATE_DIM
 
 SPEC_VERSION = 1
-KINDS = ("q", "actor_critic")
+KINDS = ("q", "actor_critic", "beliefs")
+PLACES = 4  # where a card a seat cannot see may lie: its left, its partner, its right, out of play (kitty, discards)
 
 
 @dataclass(frozen=True)
@@ -22,10 +23,12 @@ class NetworkSpec:
 
     ``q``: a Q-network, the value of each of the 72 actions from the seat's observation (DMC).
     ``actor_critic``: a policy over the 72 actions from the observation, with a centralized
-    critic fed the full-information state and the observation (PPO)."""
+    critic fed the full-information state and the observation (PPO).
+    ``beliefs``: for each of the 32 cards, where it lies (the seat's left, partner, right, or
+    out of play) as logits, from the seat's observation: a model of the hidden cards."""
 
     kind: str
-    """``q`` or ``actor_critic``."""
+    """``q``, ``actor_critic`` or ``beliefs``."""
     hidden: tuple[int, ...]
     """Hidden layer sizes."""
     obs_dim: int = OBS_DIM
@@ -86,9 +89,22 @@ class ActorCritic(nn.Module):
         return self.critic(torch.cat([state, obs], dim=-1)).squeeze(-1)
 
 
+class BeliefNetwork(nn.Module):
+    """Where each card lies, from one seat's observation: logits [batch, 32, 4] over the seat's left,
+    partner, right and out of play. Known cards (held, played, the bidder's own pick-up and
+    discards) are the caller's to mask."""
+
+    def __init__(self, spec: NetworkSpec) -> None:
+        super().__init__()
+        self.body = mlp([spec.obs_dim, *spec.hidden], 32 * PLACES)
+
+    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        return self.body(obs).view(-1, 32, PLACES)
+
+
 def build_network(spec: NetworkSpec) -> nn.Module:
     """The network a spec describes (untrained)."""
-    return QNetwork(spec) if spec.kind == "q" else ActorCritic(spec)
+    return {"q": QNetwork, "actor_critic": ActorCritic, "beliefs": BeliefNetwork}[spec.kind](spec)
 
 
 def masked_argmax(scores: torch.Tensor | np.ndarray, mask: torch.Tensor | np.ndarray) -> np.ndarray:

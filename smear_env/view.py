@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
+from numba import njit
 
 from .cards import ALL_CARDS, NUM_CARDS, SUITS
 from .game import KITTY_CARDS, Game, Phase
@@ -206,7 +207,11 @@ class DealSampler:
     last such place takes a uniformly random choice of the cards it may take.
     """
 
-    def __init__(self, view: SeatView) -> None:
+    def __init__(self, view: SeatView, weights: np.ndarray | None = None) -> None:
+        """``weights`` (optional, [32, 4]): how likely each card is to lie at the seat's left, partner,
+        right, or out of play (the kitty left or another bidder's discards), e.g. a learned model's
+        probabilities; deals are then drawn with probability proportional to the product of their
+        cards' weights, still exactly consistent with the view (see :meth:`deal`)."""
         if view.phase == Phase.GAME_OVER:
             raise ValueError("sample_game: the game is over; there is nothing to search")
         self.view = view
@@ -248,6 +253,25 @@ class DealSampler:
         self._choices: dict[tuple[int, tuple[int, ...]], tuple[list[tuple[int, ...]], list[int]]] = {}
         if self._count(0, counts) == 0:
             raise ValueError("sample_game: no deal is consistent with this view")
+        self._weighted: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        if weights is not None:
+            self._weighted = self._weighted_table(np.asarray(weights, dtype=np.float64))
+
+    def _weighted_table(self, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Each hidden card's weight at each place (0 where the view forbids it) and the table of
+        partition sums the weighted draw walks (:func:`_partition_sums`)."""
+        if weights.shape != (NUM_CARDS, 4) or not np.all(np.isfinite(weights)) or (weights < 0).any():
+            raise ValueError(f"DealSampler weights: a [32, 4] array of non-negative numbers, got shape {weights.shape}")
+        column = [(s - self.view.seat) % 4 - 1 for s in self.others] + [3, 3]  # place -> left, partner, right, out
+        pool = np.array(self.pool, dtype=np.int64)
+        table = weights[pool][:, column]
+        allowed = np.array([[self.allowed[j][c >> 3] for j in range(5)] for c in self.pool], dtype=bool)
+        table = np.where(allowed, table, 0.0)
+        capacity = np.array(self.capacity, dtype=np.int64)
+        sums = _partition_sums(table, capacity)
+        if not sums[0, _state_index(capacity, capacity)] > 0:
+            raise ValueError("DealSampler weights: they give every deal consistent with the view weight 0")
+        return table, capacity, sums
 
     def _count(self, k: int, left: tuple[int, ...]) -> int:
         """How many ways the constrained places k, k+1, ... can take cards, ``left[suit]`` of each suit
@@ -274,8 +298,12 @@ class DealSampler:
         return cumulative[-1] if cumulative else 0
 
     def deal(self, rng: np.random.Generator) -> list[list[int]]:
-        """The hidden cards of one uniformly random deal, by place (the others' hands in seat
-        order, another bidder's discards, the kitty cards never picked up)."""
+        """The hidden cards of one random deal, by place (the others' hands in seat order, another
+        bidder's discards, the kitty cards never picked up): uniformly random among the deals
+        consistent with the view, or with the given weights, in proportion to the product of each
+        card's weight at its place."""
+        if self._weighted is not None:
+            return self._weighted_deal(rng)
         pool = self.pool
         by_suit: list[list[int]] = [[], [], [], []]
         for i in rng.permutation(len(pool)).tolist():
@@ -304,6 +332,17 @@ class DealSampler:
         for j in self.free:
             places[j] = shuffled[start : start + self.capacity[j]]
             start += self.capacity[j]
+        return places
+
+    def _weighted_deal(self, rng: np.random.Generator) -> list[list[int]]:
+        """One deal drawn with the weights (see :func:`_draw_places`), by place."""
+        assert self._weighted is not None
+        table, capacity, sums = self._weighted
+        choice = _draw_places(table, capacity, sums, rng.random(len(self.pool)))
+        places: list[list[int]] = [[] for _ in range(5)]
+        for card, place in zip(self.pool, choice.tolist(), strict=True):
+            places[place].append(card)
+        rng.shuffle(places[4])  # the kitty's order decides a future bidder's pick-up: random
         return places
 
     def game(self, rng: np.random.Generator) -> Game:
@@ -336,6 +375,82 @@ class DealSampler:
             game_id="sampled",
             rng=rng,
         )
+
+
+@njit(cache=True)
+def _state_index(left, capacity):
+    """The index of a state of the weighted draw: how much room places 0-3 have left (place 4, the
+    kitty, takes what remains)."""
+    index = 0
+    for j in range(4):
+        index = index * (capacity[j] + 1) + left[j]
+    return index
+
+
+@njit(cache=True)
+def _partition_sums(weights, capacity):
+    """sums[i, state]: the total weight of placing hidden cards i, i+1, ... with ``state``'s room
+    left (the product of each card's weight at its place, summed over every way)."""
+    n = weights.shape[0]
+    size = (capacity[0] + 1) * (capacity[1] + 1) * (capacity[2] + 1) * (capacity[3] + 1)
+    stride = np.ones(4, dtype=np.int64)
+    for j in range(2, -1, -1):
+        stride[j] = stride[j + 1] * (capacity[j + 1] + 1)
+    sums = np.zeros((n + 1, size))
+    sums[n, 0] = 1.0
+    left = np.zeros(4, dtype=np.int64)
+    for i in range(n - 1, -1, -1):
+        for state in range(size):
+            rest = state
+            for j in range(3, -1, -1):
+                left[j] = rest % (capacity[j] + 1)
+                rest //= capacity[j] + 1
+            kitty = (n - i) - left[0] - left[1] - left[2] - left[3]
+            if kitty < 0 or kitty > capacity[4]:
+                continue
+            total = 0.0
+            for j in range(4):
+                if left[j] > 0 and weights[i, j] > 0:
+                    total += weights[i, j] * sums[i + 1, state - stride[j]]
+            if kitty > 0 and weights[i, 4] > 0:
+                total += weights[i, 4] * sums[i + 1, state]
+            sums[i, state] = total
+    return sums
+
+
+@njit(cache=True)
+def _draw_places(weights, capacity, sums, uniforms):
+    """A place for each hidden card, drawn card by card in proportion to its weight there times the
+    weight of every way to place the rest."""
+    n = weights.shape[0]
+    stride = np.ones(4, dtype=np.int64)
+    for j in range(2, -1, -1):
+        stride[j] = stride[j + 1] * (capacity[j + 1] + 1)
+    state = _state_index(capacity, capacity)
+    left = capacity[:4].copy()
+    out = np.zeros(n, dtype=np.int64)
+    for i in range(n):
+        kitty = (n - i) - left[0] - left[1] - left[2] - left[3]
+        target = uniforms[i] * sums[i, state]
+        place = -1
+        for j in range(5):
+            if j < 4:
+                if left[j] == 0 or weights[i, j] == 0:
+                    continue
+                part = weights[i, j] * sums[i + 1, state - stride[j]]
+            else:
+                if kitty == 0 or weights[i, 4] == 0:
+                    continue
+                part = weights[i, 4] * sums[i + 1, state]
+            place = j
+            if target < part:
+                break
+            target -= part
+        out[i] = place
+        if place < 4:
+            left[place] -= 1
+            state -= stride[place]
+    return out
 
 
 def _splits(n: int, left: tuple[int, ...], ok: tuple[bool, ...]):

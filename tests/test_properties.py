@@ -171,3 +171,64 @@ def test_sampler_is_uniform():
     # Two independent estimates of each probability: their difference has sd <= sqrt(2 * 0.25 / n).
     assert np.abs(freq[0] - freq[1]).max() < 4.5 * np.sqrt(0.5 / n)
     assert freq[0].sum(axis=1).tolist() == list(capacity)
+
+
+def test_weighted_sampler_meets_the_constraints():
+    """Deals drawn with weights (a learned model's) are still exactly consistent with the view."""
+    rng = np.random.default_rng(8)
+    for seed in (1, 2, 3):
+        game, view = _tightly_constrained_view(seed)
+        sampler = DealSampler(view, weights=rng.random((32, 4)) + 0.05)
+        for _ in range(100):
+            places = sampler.deal(rng)
+            assert [len(p) for p in places] == sampler.capacity
+            assert sorted(c for p in places for c in p) == sorted(sampler.pool)
+            for j, cards in enumerate(places):
+                assert all(sampler.allowed[j][c >> 3] for c in cards)
+            sampled = sampler.game(rng)
+            assert all(not (sampled.voids[s][c >> 3]) for s in range(4) if s != view.seat for c in sampled.holding[s])
+
+
+def test_weighted_sampler_draws_in_proportion_to_the_weights():
+    """Card-by-place frequencies of the weighted draw match an independent estimate of the same
+    distribution: uniform deals reweighted by the product of their cards' weights (importance
+    sampling); and with equal weights the draw is the uniform sampler's."""
+    _, view = _tightly_constrained_view(seed=4)
+    rng = np.random.default_rng(12)
+    weights = np.exp(rng.normal(scale=0.6, size=(32, 4)))
+    weighted, uniform = DealSampler(view, weights=weights), DealSampler(view)
+    column = [(s - view.seat) % 4 - 1 for s in uniform.others] + [3, 3]
+    n = 6000
+    drawn = np.zeros((5, 32))
+    for _ in range(n):
+        for j, cards in enumerate(weighted.deal(rng)):
+            drawn[j, cards] += 1
+    drawn /= n
+    estimate, total = np.zeros((5, 32)), 0.0
+    for _ in range(4 * n):
+        places = uniform.deal(rng)
+        w = float(np.prod([weights[c, column[j]] for j, cards in enumerate(places) for c in cards]))
+        total += w
+        for j, cards in enumerate(places):
+            estimate[j, cards] += w
+    estimate /= total
+    assert np.abs(drawn - estimate).max() < 0.05
+    assert np.abs(drawn - estimate).mean() < 0.01
+    equal = DealSampler(view, weights=np.ones((32, 4)))
+    flat = np.zeros((2, 5, 32))
+    for k, sampler in enumerate((equal, uniform)):
+        for _ in range(3000):
+            for j, cards in enumerate(sampler.deal(rng)):
+                flat[k, j, cards] += 1
+    flat /= 3000
+    assert np.abs(flat[0] - flat[1]).max() < 4.5 * np.sqrt(0.5 / 3000)
+
+
+def test_weighted_sampler_rejects_weights_that_allow_no_deal():
+    _, view = _tightly_constrained_view(seed=4)
+    with pytest.raises(ValueError, match=r"\[32, 4\] array"):
+        DealSampler(view, weights=np.ones((32, 3)))
+    zero = np.ones((32, 4))
+    zero[:, :3] = 0.0  # nothing may lie in another hand
+    with pytest.raises(ValueError, match="weight 0"):
+        DealSampler(view, weights=zero)

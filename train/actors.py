@@ -96,7 +96,10 @@ class SelfPlay:
         if idx.size:
             with torch.no_grad():
                 scores = q(torch.from_numpy(obs[idx]).to(self.device, non_blocking=True))
-            actions[idx] = masked_argmax(scores, torch.from_numpy(mask[idx]).to(self.device))
+            on_cpu = self.device.type == "cpu"  # numpy's argmax there; on a GPU, the mask goes to the scores
+            actions[idx] = masked_argmax(
+                scores.numpy() if on_cpu else scores, mask[idx] if on_cpu else torch.from_numpy(mask[idx]).to(self.device)
+            )
             explore = idx[rng.random(idx.size) < settings.epsilon]
             if explore.size:
                 actions[explore] = venv.sample_actions(rng)[explore]

@@ -26,7 +26,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F  # noqa: N812 - the usual alias
 
-from nets import NetworkSpec, build_network, resolve_device
+from nets import NetworkSpec, build_network, load_checkpoint, resolve_device
 from smear_env import OBS_DIM
 
 from .actors import ActorSettings, InProcess, LocalActors
@@ -59,6 +59,8 @@ class Config(RunConfig):
     """where actors run: local (processes on this machine) or ray (Ray actors on a cluster; pip install '.[ray]')"""
     ray_address: str | None = None
     """with backend ray: the cluster to join (e.g. 10.0.0.1:6379); none starts a local Ray"""
+    init: str | None = None
+    """start the Q-network from this checkpoint's weights (its network must have these hidden sizes)"""
 
     def validate(self) -> None:
         super().validate()
@@ -121,12 +123,17 @@ def train(config: Config, start: Start | None = None, report: Callable[[dict[str
     device = resolve_device(config.device)
     load_opponents(config.opponents, config.rules)
     spec = NetworkSpec("q", config.hidden)
+    start_from = load_checkpoint(config.init) if config.init else None
+    if start_from is not None and start_from.network != spec:
+        raise ValueError(f"config init={config.init!r}: its network {start_from.network} is not this run's {spec}")
     torch.set_num_threads(config.torch_threads)
     rng = seed_everything(config.seed)
 
     with Run(config, start, spec) as run:
         # ---------------------------------------------------------------- network, optimizer, resume
         q = build_network(spec).to(device)
+        if start_from is not None:
+            q.load_state_dict(start_from.model)
         optimizer = torch.optim.Adam(q.parameters(), lr=config.learning_rate)
         updates, pool = 0, []
         if run.resumed:

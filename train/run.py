@@ -113,6 +113,8 @@ class Run:
         self.writer = SummaryWriter(str(self.folder), purge_step=self.step if self.resumed else None)
         self.started = time.time()
         self._last_line = self.started
+        self._last_logged = self.step
+        self._scalars: dict[str, list[float]] = {}
         self._last_checkpoint = self.started
         self.bar = tqdm(
             total=self.config.total_steps, initial=self.step, unit=" agent-steps", unit_scale=True, file=sys.stderr,
@@ -153,14 +155,22 @@ class Run:
         self.log_file.write(line + "\n")
 
     def advance(self, steps: int, scalars: dict[str, float], speed: float) -> None:
-        """Count ``steps`` agent-steps; log ``scalars`` (TensorBoard tag -> value) and a raw line to
-        ``train.log``, and every ``log_seconds`` a console line with the loss and the latest evaluation."""
+        """Count ``steps`` agent-steps and keep ``scalars`` (TensorBoard tag -> value); every
+        ``50 * num_envs`` agent-steps log their means to TensorBoard with a raw line in ``train.log``,
+        and every ``log_seconds`` a console line with the loss and the latest evaluation."""
         self.step += steps
         self.bar.update(steps)
         for tag, value in scalars.items():
+            self._scalars.setdefault(tag, []).append(value)
+        if self.step - self._last_logged < 50 * self.config.num_envs:
+            return
+        self._last_logged = self.step
+        means = {tag: float(np.mean(values)) for tag, values in self._scalars.items()}
+        self._scalars.clear()
+        for tag, value in means.items():
             self.writer.add_scalar(tag, value, self.step)
         self.writer.add_scalar("charts/agent_steps_per_second", speed, self.step)
-        fields = "  ".join(f"{tag.split('/')[-1]} {value:.4g}" for tag, value in scalars.items())
+        fields = "  ".join(f"{tag.split('/')[-1]} {value:.4g}" for tag, value in means.items())
         line = f"step {self.step:>11,}  {speed:8,.0f} agent-steps/s  {fields}"
         self.log_file.write(line + "\n")
         if time.time() - self._last_line >= self.config.log_seconds:
