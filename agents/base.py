@@ -75,7 +75,10 @@ class AgentEntry:
     """One line for help texts."""
 
     def usage(self) -> str:
-        parts = ([self.argument.upper()] if self.argument else []) + [f"{k}=V" for k in self.options]
+        placeholder = {int: "N", float: "X", bool: "true|false"}
+        parts = ([self.argument.upper()] if self.argument else []) + [
+            f"{k}={placeholder.get(kind, k.upper())}" for k, kind in self.options.items()
+        ]
         return self.id + (f"[:{','.join(parts)}]" if parts else "")
 
 

@@ -13,7 +13,7 @@ from smear_env.files import atomic_write
 from smear_env.records import write_records
 
 from .arena import MatchResult, league_ratings, plot_ratings, run_match, short_labels
-from .base import load_agent, with_option
+from .base import load_agent, spec_help, with_option
 
 
 def _progress(total: int, label: str, enabled: bool):
@@ -67,8 +67,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "a",
         nargs="?",
-        help="agent spec: random, heuristic, pimc[:samples=N,seconds=S], neural (the shipped network), "
-        "neural:PATH (a trainer checkpoint), file.py:Class or module:Class (your own agents.Agent)",
+        help=f"agent spec: {spec_help()}; neural (the shipped network) or neural:PATH (a trainer checkpoint)",
     )
     parser.add_argument("b", nargs="?", help="the opposing agent spec")
     parser.add_argument("--games", type=int, default=200, help="games to play, rounded up to whole deal sets of 2 (default 200)")
@@ -82,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--address", help="with --backend ray: the cluster to join (default: start a local Ray)")
     parser.add_argument("--json", metavar="FILE", help="write the summary as JSON")
-    parser.add_argument("--records", metavar="FILE", help="write every hand as RECORDS.md hand records")
+    parser.add_argument("--records", metavar="FILE", help="write every hand as hand records (docs/records.md)")
     parser.add_argument("--league", metavar="A,B,C", help="play every pairing of these agents and print a rating table")
     parser.add_argument("--plot", metavar="FILE.png", help="with --league, draw the ratings to this file (default: no plot)")
     parser.add_argument(

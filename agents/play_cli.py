@@ -1,6 +1,6 @@
 """``smear-play``: a person plays one seat in the terminal against agents.
 
-The screen shows only what the person's seat may know (RULES.md "Who knows what"): the
+The screen shows only what the person's seat may know (docs/rules.md "Who knows what"): the
 table is drawn from its seat view, other seats' moves are announced as the table sees
 them (another bidder's discards as a count, never the cards), and each hand ends with
 its scoring in words.

@@ -3,7 +3,7 @@
 A card is ``suit * 8 + rank`` with suits ``C D H S`` (0-3) and ranks
 ``7 8 9 T J Q K A`` (0-7), so a higher rank index is a higher card and
 ``card // 8`` is its suit. Outside the engine cards are two-character strings,
-rank then suit (``"JH"``, ``"TC"``), as in RECORDS.md.
+rank then suit (``"JH"``, ``"TC"``), as in docs/records.md.
 """
 
 from __future__ import annotations

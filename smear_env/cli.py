@@ -18,7 +18,7 @@ from .rules import Rules
 def add_rule_flags(parser: argparse.ArgumentParser) -> None:
     """The command-line flags of every rule setting (shared by the kit's commands)."""
     defaults = Rules()
-    group = parser.add_argument_group("rule settings (RULES.md)")
+    group = parser.add_argument_group("rule settings (docs/rules.md)")
     group.add_argument(
         "--kitty-size", type=int, default=defaults.kitty_size, choices=range(4), help="R5: cards the bidder picks up (0-3)"
     )

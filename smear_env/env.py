@@ -10,7 +10,7 @@ State shape           ``({state_dim},)`` full information, for centralized criti
 
 Observation
 -----------
-Encoded only from the acting seat's :class:`smear_env.SeatView` (what RULES.md lets
+Encoded only from the acting seat's :class:`smear_env.SeatView` (what docs/rules.md lets
 it know). Seats are relative to the observer: 0 = me, 1 = left, 2 = partner,
 3 = right. The layout (``python -m smear_env.observer`` prints it from the code)::
 
@@ -50,7 +50,7 @@ Rule settings
 -------------
 ``kitty_size`` (0-3, default 3), ``stick_the_dealer``, ``high_low_in_play``,
 ``win_only_on_made_bid`` (bools, default False), ``defender_cap`` (int or None),
-``target_score`` (15), ``max_hands`` (200). See :class:`smear_env.Rules`.
+``target_score`` (15), ``max_hands`` (50). See :class:`smear_env.Rules`.
 
 Version history
 ---------------
@@ -322,7 +322,7 @@ class raw_env(AECEnv):
         return None
 
     def write_records(self, path: str) -> int:
-        """Write hand records (RECORDS.md) atomically: every game played with ``keep_records=True``,
+        """Write hand records (docs/records.md) atomically: every game played with ``keep_records=True``,
         otherwise the current game's."""
         return write_records(self.records if self.keep_records else self.game.records, path)
 

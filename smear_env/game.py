@@ -1,6 +1,6 @@
 """The Smear rules engine: one game to the target score, one action at a time.
 
-Plain Python (numpy only for the random generator). Every rule of RULES.md lives
+Plain Python (numpy only for the random generator). Every rule of docs/rules.md lives
 here; the PettingZoo env, the batched engine's parity test, the record checker and
 the search agents all drive this class. Actions are the ids of ``smear_env.actions``.
 """
@@ -192,7 +192,7 @@ def hand_record(
     score_after: list[int],
     winner: int | None,
 ) -> dict[str, Any]:
-    """A RECORDS.md hand record (``bidder`` None: an all-pass redeal) from the engine's integers."""
+    """A docs/records.md hand record (``bidder`` None: an all-pass redeal) from the engine's integers."""
     record: dict[str, Any] = {
         "schema": SCHEMA,
         "game_id": game_id,
@@ -287,7 +287,7 @@ class Game:
 
     Chance comes only from the ``numpy.random.Generator`` given (or made from an int
     seed), so a game replays exactly from (rules, seed, actions). Finished hands are
-    kept as RECORDS.md hand records in ``records``.
+    kept as docs/records.md hand records in ``records``.
     """
 
     def __init__(
@@ -556,7 +556,7 @@ class Game:
         if self.trick:
             led = self.trick[0][1]
             if shows_void(led, card, self.trump):
-                # RULES.md's "has none of either" goes further than R11 allows: a player out of the
+                # docs/rules.md's "has none of either" goes further than R11 allows: a player out of the
                 # suit led may throw any card while holding trumps.
                 self.voids[seat][led >> 3] = True
         else:

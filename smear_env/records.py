@@ -1,4 +1,4 @@
-"""Hand records (``shared/RECORDS.md``): writing them atomically, and checking them by replay.
+"""Hand records (``docs/records.md``): writing them atomically, and checking them by replay.
 
 The checker never guesses: it replays every hand through the engine and stops at
 the first record that breaks the format or a rule, naming the line, the key and

@@ -12,7 +12,7 @@ from typing import Any
 class Rules:
     """Every setting that changes the game. Immutable; validated on creation.
 
-    Defaults are RULES.md's: kitty of 3, every variant off, play to 15.
+    Defaults are docs/rules.md's: kitty of 3, every variant off, play to 15.
     """
 
     kitty_size: int = 3

@@ -1,4 +1,4 @@
-"""What one seat may know (RULES.md "Who knows what"), and deals consistent with it.
+"""What one seat may know (docs/rules.md "Who knows what"), and deals consistent with it.
 
 :func:`seat_knowledge` is the single function that decides what a seat knows;
 the observation vector is encoded from its result only. :func:`seat_view` gives the

@@ -1,4 +1,4 @@
-"""Hand records: the writer follows RECORDS.md and the checker names line, key and rule."""
+"""Hand records: the writer follows docs/records.md and the checker names line, key and rule."""
 
 from __future__ import annotations
 

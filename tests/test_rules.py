@@ -1,4 +1,4 @@
-"""Scripted scenarios, one or more per rule of RULES.md, named after the rule id."""
+"""Scripted scenarios, one or more per rule of docs/rules.md, named after the rule id."""
 
 from __future__ import annotations
 

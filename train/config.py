@@ -118,7 +118,7 @@ class RunConfig:
     checkpoint_seconds: float = 60.0
     """seconds between checkpoints"""
     log_seconds: float = 10.0
-    """seconds between console lines (every step's line goes to train.log in the run folder)"""
+    """seconds between console lines (train.log in the run folder gets a line of means every 50 batched steps)"""
     torch_threads: int = 1
     """threads torch may use in the learner"""
     device: str = "auto"
