@@ -76,33 +76,28 @@ def production(seconds: float) -> float:
     torch.set_num_threads(1)
     play = SelfPlay(ActorSettings.of(config, spec), seed=0)
     q = build_network(spec).eval()
-    engine = inference = 0.0
-    step, forward = play.venv.step, q.forward
+    spent = {"engine": 0.0, "inference": 0.0}
 
-    def timed_step(actions):
-        nonlocal engine
-        start = time.perf_counter()
-        result = step(actions)
-        engine += time.perf_counter() - start
-        return result
+    def timed(part, function):
+        def call(*args):
+            start = time.perf_counter()
+            result = function(*args)
+            spent[part] += time.perf_counter() - start
+            return result
 
-    def timed_forward(obs):
-        nonlocal inference
-        start = time.perf_counter()
-        result = forward(obs)
-        inference += time.perf_counter() - start
-        return result
+        return call
 
-    play.venv.step = timed_step
-    q.forward = timed_forward
+    play.venv.step = timed("engine", play.venv.step)
+    q.forward = timed("inference", q.forward)
     play.block(q)  # warm up (compiles)
-    engine = inference = 0.0
+    spent.update(engine=0.0, inference=0.0)
     steps, start = 0, time.perf_counter()
     while time.perf_counter() - start < seconds:
         steps += play.block(q).steps
     total = time.perf_counter() - start
     rate = steps / total
     print(f"\nOne actor (the actor code, {config.num_envs} games, 1 thread): {rate:,.0f} agent-steps/s")
+    engine, inference = spent["engine"], spent["inference"]
     print(f"  engine (SmearVectorEnv.step) {100 * engine / total:.0f}%, inference (network forward) {100 * inference / total:.0f}%,"
           f" the rest (argmax, opponents, returns, blocks) {100 * (total - engine - inference) / total:.0f}%")  # fmt: skip
     return rate

@@ -106,7 +106,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--print", action="store_true", dest="show", help="print one line per hand")
     parser.add_argument(
-        "--engine", choices=("single", "vector"), default="single", help="single-game engine (default) or the batched engine"
+        "--engine",
+        choices=("single", "vector"),
+        default="single",
+        help="single-game engine (default) or the batched engine (the same deals; its random players draw other moves)",
     )
     add_rule_flags(parser)
     args = parser.parse_args(argv)

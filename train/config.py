@@ -284,3 +284,14 @@ def parse(cls: type[C], argv: list[str] | None, description: str, prog: str) -> 
     if start.resume and (start.force or start.suffix):
         fail("--resume continues a run; --force and --suffix start a new one: give one of them")
     return config, start
+
+
+def main_of(cls: type[C], train: typing.Callable[[C, Start], Any], argv: list[str] | None, description: str, prog: str) -> int:
+    """A trainer's command line: parse, train, and a refused start (``ValueError``) as a one-line error, exit 2."""
+    config, start = parse(cls, argv, description, prog)
+    try:
+        train(config, start)
+    except ValueError as e:
+        print(f"{prog}: error: {e}", file=sys.stderr)
+        return 2
+    return 0

@@ -30,9 +30,9 @@ from nets import NetworkSpec, build_network, load_checkpoint, resolve_device
 from smear_env import OBS_DIM
 
 from .actors import ActorSettings, InProcess, LocalActors
-from .config import RunConfig, Sizes, Start, parse
+from .config import RunConfig, Sizes, Start, main_of
 from .opponents import load_opponents
-from .run import Run, describe, restore_rng_state, rng_state, seed_everything
+from .run import Run, restore_rng_state, rng_state, seed_everything
 
 
 @dataclass
@@ -211,23 +211,14 @@ def train(config: Config, start: Start | None = None, report: Callable[[dict[str
         finally:
             actors.close()
 
-        summary = run.last_eval if run.schedule.get("eval") == run.step and run.last_eval else run.evaluate(q, report)
-        run.checkpoint(q, optimizer=optimizer.state_dict(), updates=updates, rng=rng_state(rng),
-                       pool=[s for s, _ in pool], pool_steps=[t for _, t in pool])  # fmt: skip
         speed = (run.step - steps_at_start) / max(time.time() - started, 1e-9)
-        run.say(f"trained {run.step:,} agent-steps ({speed:,.0f}/s); checkpoint {run.folder / 'checkpoint.pt'}")
-        run.say(describe(summary))
+        run.finish(q, report, speed, optimizer=optimizer.state_dict(), updates=updates, rng=rng_state(rng),
+                   pool=[s for s, _ in pool], pool_steps=[t for _, t in pool])  # fmt: skip
     return run.folder
 
 
 def main(argv: list[str] | None = None) -> int:
-    config, start = parse(Config, argv, __doc__.splitlines()[0], prog="python -m train.dmc")
-    try:
-        train(config, start)
-    except ValueError as e:
-        print(f"python -m train.dmc: error: {e}", file=sys.stderr)
-        return 2
-    return 0
+    return main_of(Config, train, argv, __doc__.splitlines()[0], prog="python -m train.dmc")
 
 
 if __name__ == "__main__":

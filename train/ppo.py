@@ -31,9 +31,9 @@ import torch
 from nets import NetworkSpec, build_network, resolve_device
 from smear_env import NUM_ACTIONS, OBS_DIM, STATE_DIM, SmearVectorEnv
 
-from .config import RunConfig, Start, parse
+from .config import RunConfig, Start, main_of
 from .opponents import Opponents, load_opponents
-from .run import Run, describe, restore_rng_state, rng_state, seed_everything
+from .run import Run, restore_rng_state, rng_state, seed_everything
 
 
 @dataclass
@@ -248,23 +248,14 @@ def train(config: Config, start: Start | None = None, report: Callable[[dict[str
                 run.checkpoint(agent, optimizer=optimizer.state_dict(), rng=rng_state(rng), pool=opponents.pool_states,
                                pool_steps=opponents.pool_steps)  # fmt: skip
 
-        summary = run.last_eval if run.schedule.get("eval") == run.step and run.last_eval else run.evaluate(agent, report)
-        run.checkpoint(agent, optimizer=optimizer.state_dict(), rng=rng_state(rng), pool=opponents.pool_states,
-                       pool_steps=opponents.pool_steps)  # fmt: skip
         speed = (run.step - steps_at_start) / max(time.time() - started, 1e-9)
-        run.say(f"trained {run.step:,} agent-steps ({speed:,.0f}/s); checkpoint {run.folder / 'checkpoint.pt'}")
-        run.say(describe(summary))
+        run.finish(agent, report, speed, optimizer=optimizer.state_dict(), rng=rng_state(rng),
+                   pool=opponents.pool_states, pool_steps=opponents.pool_steps)  # fmt: skip
     return run.folder
 
 
 def main(argv: list[str] | None = None) -> int:
-    config, start = parse(Config, argv, __doc__.splitlines()[0], prog="python -m train.ppo")
-    try:
-        train(config, start)
-    except ValueError as e:
-        print(f"python -m train.ppo: error: {e}", file=sys.stderr)
-        return 2
-    return 0
+    return main_of(Config, train, argv, __doc__.splitlines()[0], prog="python -m train.ppo")
 
 
 if __name__ == "__main__":

@@ -232,6 +232,16 @@ class Run:
         self._checkpointed = True
         self._last_checkpoint = time.time()
 
+    def finish(
+        self, network: torch.nn.Module, report: Callable[[dict[str, Any]], None] | None, speed: float, **trainer_state: Any
+    ) -> None:
+        """The end of a run: an evaluation unless one was made at this step, the last checkpoint, a summary."""
+        done = self.schedule.get("eval") == self.step and self.last_eval
+        summary = self.last_eval if done and self.last_eval else self.evaluate(network, report)
+        self.checkpoint(network, **trainer_state)
+        self.say(f"trained {self.step:,} agent-steps ({speed:,.0f}/s); checkpoint {self.folder / CHECKPOINT}")
+        self.say(describe(summary))
+
 
 def _cpu(state: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
     return {k: v.detach().cpu() for k, v in state.items()}
