@@ -98,6 +98,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--games {args.games}: a duplicate match needs at least 2 games")
     if args.workers < 1:
         parser.error(f"--workers {args.workers}: must be at least 1")
+    if args.backend == "ray":
+        try:
+            import ray  # noqa: F401 - only on this path
+        except ImportError as e:
+            parser.error(f"--backend ray needs Ray ({e}): pip install -e '.[ray]'")
     specs = [s.strip() for s in args.league.split(",")] if args.league else [args.a, args.b]
     if any(not s for s in specs) or len(specs) < 2:
         parser.error("give two agent specs A B, or --league A,B[,C...]")

@@ -197,6 +197,16 @@ except ValueError as e:
     assert "needs Ray" in str(e) and "[ray]" in str(e), e
 else:
     raise AssertionError("backend ray without Ray did not say so")
+import contextlib, io, train.sweep
+from agents.eval_cli import main as eval_main
+errors = io.StringIO()
+with contextlib.redirect_stderr(errors):
+    try:
+        eval_main(["random", "random", "--games", "2", "--backend", "ray"])
+    except SystemExit as e:
+        assert e.code == 2
+    assert train.sweep.main(["--config", "configs/sweep_dmc.yaml"]) == 2
+assert errors.getvalue().count("needs Ray") == 2 and "Traceback" not in errors.getvalue(), errors.getvalue()
 assert "ray" not in sys.modules
 print("local path OK without ray")
 """

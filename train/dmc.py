@@ -106,10 +106,8 @@ class Replay:
 def make_actors(config: Config, settings: ActorSettings, q: torch.nn.Module, seeds: list[int]):
     """The transport of the config: Ray actors, actor processes, or this process."""
     if config.backend == "ray":
-        try:
-            from .ray_actors import RayActors  # Ray is imported only on this path
-        except ImportError as e:
-            raise ValueError(f"config backend='ray' needs Ray ({e}): pip install -e '.[ray]'") from None
+        from .ray_actors import RayActors  # Ray is imported only on this path (train() checked it is there)
+
         return RayActors(settings, q, seeds, config.ray_address)
     if config.num_actors:
         return LocalActors(settings, q, seeds)
@@ -123,6 +121,11 @@ def train(config: Config, start: Start | None = None, report: Callable[[dict[str
     device = resolve_device(config.device)
     load_opponents(config.opponents, config.rules)
     spec = NetworkSpec("q", config.hidden)
+    if config.backend == "ray":
+        try:
+            import ray  # noqa: F401 - only on this path
+        except ImportError as e:
+            raise ValueError(f"config backend='ray' needs Ray ({e}): pip install -e '.[ray]'") from None
     start_from = load_checkpoint(config.init) if config.init else None
     if start_from is not None and start_from.network != spec:
         raise ValueError(f"config init={config.init!r}: its network {start_from.network} is not this run's {spec}")

@@ -18,23 +18,22 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from ray import tune
-from ray.tune.schedulers import ASHAScheduler
 
-from agents.ray_arena import connect, disconnect
 from smear_env.files import atomic_write
 
 from . import dmc, ppo
 from .config import from_mapping, to_mapping
 
 TRAINERS = {"dmc": dmc, "ppo": ppo}
-SPACES = {
-    "grid": tune.grid_search,
-    "choice": tune.choice,
-    "uniform": lambda bounds: tune.uniform(*bounds),
-    "loguniform": lambda bounds: tune.loguniform(*bounds),
-    "randint": lambda bounds: tune.randint(*bounds),
-}
+SPACES = {"grid": "grid_search", "choice": "choice", "uniform": "uniform", "loguniform": "loguniform", "randint": "randint"}
+"""The search spaces a sweep file may name, and Tune's function for each (grid and choice take a list, the others bounds)."""
+
+
+def search_space(kind: str, values: list[Any]) -> Any:
+    from ray import tune
+
+    function = getattr(tune, SPACES[kind])
+    return function(values) if kind in ("grid", "choice") else function(*values)
 
 
 def read_sweep(path: Path) -> dict[str, Any]:
@@ -68,6 +67,8 @@ def base_values(sweep: dict[str, Any], root: Path) -> dict[str, Any]:
 
 def trial(params: dict[str, Any], trainer: str, values: dict[str, Any], trials: str) -> None:
     """One trial: the trainer with the searched values, each evaluation reported to Tune."""
+    from ray import tune
+
     context = tune.get_context()
     config = from_mapping(
         TRAINERS[trainer].Config,
@@ -91,11 +92,21 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError) as e:
         print(f"python -m train.sweep: error: {e}", file=sys.stderr)
         return 2
+    try:
+        from ray import tune
+        from ray.tune.schedulers import ASHAScheduler
+
+        from agents.ray_arena import connect, disconnect
+    except ImportError as e:
+        print(f"python -m train.sweep: error: a sweep needs Ray ({e}): pip install -e '.[ray]'", file=sys.stderr)
+        return 2
     out = Path(args.out or sweep.get("out", f"runs/sweeps/{path.stem}")).resolve()
     if out.exists():
         print(f"python -m train.sweep: error: {out} already exists: give another --out", file=sys.stderr)
         return 2
-    space = {name: SPACES[kind](bounds) for name, spec in (sweep.get("search") or {}).items() for kind, bounds in spec.items()}
+    space = {
+        name: search_space(kind, bounds) for name, spec in (sweep.get("search") or {}).items() for kind, bounds in spec.items()
+    }
     options = dict(sweep.get("scheduler") or {})
     if options.pop("name", "asha") != "asha":
         print("python -m train.sweep: error: scheduler name: asha", file=sys.stderr)
