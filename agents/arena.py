@@ -8,6 +8,7 @@ by hand, and pairing their results cancels most of the card luck.
 
 from __future__ import annotations
 
+import importlib.util
 import math
 import multiprocessing
 import time
@@ -218,6 +219,16 @@ class MatchResult:
         return [r for d in self.deal_sets for r in d.records]
 
 
+def need_ray(what: str) -> None:
+    """A ValueError naming the extra to install unless Ray is there (found, not imported: it is optional)."""
+    try:
+        found = importlib.util.find_spec("ray") is not None
+    except ImportError:  # an import hook that refuses it
+        found = False
+    if not found:
+        raise ValueError(f"{what} needs Ray (No module named 'ray'): pip install -e '.[ray]'")
+
+
 def run_match(
     spec_a: str,
     spec_b: str,
@@ -250,10 +261,8 @@ def run_match(
     chunks = [deal_sets[i : i + chunk] for i in range(0, len(deal_sets), chunk)]
     results: list[DealSetResult] = []
     if backend == "ray":
-        try:
-            from .ray_arena import play_chunks  # Ray is imported only on this path
-        except ImportError as e:
-            raise ValueError(f"backend 'ray' needs Ray ({e}): pip install -e '.[ray]'") from None
+        need_ray("backend 'ray'")
+        from .ray_arena import play_chunks  # Ray is imported only on this path
 
         results = play_chunks((spec_a, spec_b), rules, seed, chunks, keep_records, address, progress)
     elif workers == 1:

@@ -12,7 +12,7 @@ from smear_env.cli import add_rule_flags, rules_from_args
 from smear_env.files import atomic_write
 from smear_env.records import write_records
 
-from .arena import MatchResult, league_ratings, plot_ratings, run_match, short_labels
+from .arena import MatchResult, league_ratings, need_ray, plot_ratings, run_match, short_labels
 from .base import load_agent, spec_help, with_option
 
 
@@ -100,9 +100,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--workers {args.workers}: must be at least 1")
     if args.backend == "ray":
         try:
-            import ray  # noqa: F401 - only on this path
-        except ImportError as e:
-            parser.error(f"--backend ray needs Ray ({e}): pip install -e '.[ray]'")
+            need_ray("--backend ray")
+        except ValueError as e:
+            parser.error(str(e))
     specs = [s.strip() for s in args.league.split(",")] if args.league else [args.a, args.b]
     if any(not s for s in specs) or len(specs) < 2:
         parser.error("give two agent specs A B, or --league A,B[,C...]")

@@ -126,9 +126,9 @@ def start_trainer(cluster: str, tmp_path: Path, seconds: int) -> tuple[subproces
 
 
 def test_a_killed_actor_is_replaced_and_training_goes_on(cluster, tmp_path):
-    trainer, pids, lines = start_trainer(cluster, tmp_path, seconds=25)
+    trainer, pids, lines = start_trainer(cluster, tmp_path, seconds=25)  # 25 s once the actors run
     try:
-        time.sleep(3)
+        time.sleep(2)
         os.kill(pids[0], signal.SIGKILL)  # one actor's process, by its id
         out, _ = trainer.communicate(timeout=240)
     finally:

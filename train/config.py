@@ -96,7 +96,7 @@ class RunConfig:
     total_steps: int = 2_000_000
     """agent-steps (decisions, all seats) to train for"""
     max_seconds: float = 0.0
-    """stop after this many seconds of training as well (0: no limit)"""
+    """stop after this many seconds of training as well, counted once the games run (0: no limit)"""
     num_envs: int = 512
     """games stepped in lockstep"""
     hidden: Sizes = (256, 256)

@@ -26,6 +26,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F  # noqa: N812 - the usual alias
 
+from agents.arena import need_ray
 from nets import NetworkSpec, build_network, load_checkpoint, resolve_device
 from smear_env import OBS_DIM
 
@@ -122,10 +123,7 @@ def train(config: Config, start: Start | None = None, report: Callable[[dict[str
     load_opponents(config.opponents, config.rules)
     spec = NetworkSpec("q", config.hidden)
     if config.backend == "ray":
-        try:
-            import ray  # noqa: F401 - only on this path
-        except ImportError as e:
-            raise ValueError(f"config backend='ray' needs Ray ({e}): pip install -e '.[ray]'") from None
+        need_ray("config backend='ray'")
     start_from = load_checkpoint(config.init) if config.init else None
     if start_from is not None and start_from.network != spec:
         raise ValueError(f"config init={config.init!r}: its network {start_from.network} is not this run's {spec}")
@@ -161,7 +159,7 @@ def train(config: Config, start: Start | None = None, report: Callable[[dict[str
         for state, step in pool:
             actors.remember(state, step)
         replay = Replay(config.buffer_size)
-        steps_at_start, started, losses, finished = run.step, time.time(), [], []
+        steps_at_start, started, losses, finished = run.step, run.start_clock(), [], []
         try:
             while run.running():
                 # ---------------------------------------------------------------- decisions with their returns -> replay

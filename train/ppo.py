@@ -145,7 +145,7 @@ def train(config: Config, start: Start | None = None, report: Callable[[dict[str
         b_learner = np.zeros((steps, n), dtype=bool)
         b_reward = np.zeros((steps, n, 4), dtype=np.float32)
         b_done = np.zeros((steps, n), dtype=bool)
-        steps_at_start, started = run.step, time.time()
+        steps_at_start, started = run.step, run.start_clock()
 
         while run.running():
             # ---------------------------------------------------------------- rollout

@@ -132,6 +132,12 @@ class Run:
             shutil.rmtree(self.folder, ignore_errors=True)  # a run that never started leaves nothing
 
     # ------------------------------------------------------------------ time and schedule
+    def start_clock(self) -> float:
+        """Training starts now: ``max_seconds`` and the run's time count from here, so set-up (actors
+        starting on a busy cluster, say) takes nothing from the budget. Returns the time."""
+        self.started = self._last_line = self._last_checkpoint = time.time()
+        return self.started
+
     def seconds(self) -> float:
         """Training time of the run, resumed parts added up."""
         return self.elapsed + time.time() - self.started
