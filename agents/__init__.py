@@ -19,6 +19,12 @@ register(
     summary="a trained network: the shipped one, or neural:PATH for a checkpoint",
 )
 register(
+    "distilled",
+    "agents.neural:DistilledAgent",
+    options={"device": str, "any_rules": bool},
+    summary="the shipped network taught the search agent's card play (train.distill): search's judgement at network speed",
+)
+register(
     "search",
     "agents.search:SearchAgent",
     options={"samples": int, "seconds": float, "net": str, "beliefs": str, "blend": float, "net_tricks": int, "device": str},

@@ -85,3 +85,16 @@ class NeuralAgent(Agent):
         if view is not None:
             self.check_rules(view.rules)
         return int(self.act_batch(observation[None], action_mask[None])[0])
+
+
+DISTILLED = Path(__file__).parent / "weights" / "distilled.pt"
+
+
+class DistilledAgent(NeuralAgent):
+    """``distilled``: the shipped network after learning the ``search`` agent's judgement of the card
+    play (``train.distill``; the README gives its commands and figures). A network: it plays at
+    network speed, batched."""
+
+    def __init__(self, device: str = "auto", any_rules: bool = False) -> None:
+        super().__init__(DISTILLED, device, any_rules)
+        self.name = "distilled"

@@ -12,8 +12,9 @@ Spec: ``search[:samples=N,seconds=S,net=PATH,beliefs=PATH|uniform,blend=B,net_tr
   (``smear_env.DealSampler`` with weights); each is solved exactly by the double-dummy solver.
   A card's search value is its mean over the deals (the hand's score change, the acting team's
   minus the other's).
-* **The blend**: the card played maximises ``search value + blend * Q`` where ``Q`` is the
-  network's value of the card, in the same unit (DMC's target is the hand's score margin).
+* **The blend**: the card played maximises ``(search value + blend * Q) / (1 + blend)`` where
+  ``Q`` is the network's value of the card, in the same unit (DMC's target is the hand's score
+  margin); ``scores`` gives these values for every legal action (``train.distill`` teaches them).
   The network knows what the open-card search cannot (that the opponents do not see the
   cards either); the search knows what the network cannot compute (this deal's exact
   endings). In the first ``net_tricks`` tricks the network plays alone.
@@ -69,8 +70,27 @@ class SearchAgent(PIMCAgent):
         legal = list(view.legal_actions) or np.flatnonzero(action_mask).tolist()
         if len(legal) == 1:
             return legal[0]
-        if view.phase != Phase.PLAY or len(view.tricks) < self.net_tricks:
+        if not self._searches(view):
             return self.network.act(observation, action_mask, view)
+        score, q = self._judge(observation, view, legal)
+        best = max(score.values())
+        return max((a for a in legal if score[a] >= best - 1e-9), key=lambda a: q[a])  # ties: the network's choice
+
+    def scores(self, observation: np.ndarray, action_mask: np.ndarray, view: SeatView) -> dict[int, float]:
+        """Each legal action's value as this agent judges it, in the network's unit (the hand's score
+        margin): ``(search value + blend * Q) / (1 + blend)`` in the card play, the network's ``Q``
+        where the network decides. ``act`` plays the best of them; ``train.distill`` teaches them."""
+        legal = list(view.legal_actions) or np.flatnonzero(action_mask).tolist()
+        if len(legal) > 1 and self._searches(view):
+            return self._judge(observation, view, legal)[0]
+        q = self.network.values(observation[None])[0]
+        return {a: float(q[a]) for a in legal}
+
+    def _searches(self, view: SeatView) -> bool:
+        return view.phase == Phase.PLAY and len(view.tricks) >= self.net_tricks
+
+    def _judge(self, observation: np.ndarray, view: SeatView, legal: list[int]) -> tuple[dict[int, float], np.ndarray]:
+        """The blended score of each legal card, and the network's values."""
         q = self.network.values(observation[None])[0]
         collecting = gc.isenabled()
         gc.disable()  # as PIMC: a full collection would eat the time budget
@@ -80,9 +100,8 @@ class SearchAgent(PIMCAgent):
             if collecting:
                 gc.enable()
         deals = max(1, self._last_deals)
-        score = {a: totals[a] / deals + self.blend * float(q[a]) for a in legal}
-        best = max(score.values())
-        return max((a for a in legal if score[a] >= best - 1e-9), key=lambda a: q[a])  # ties: the network's choice
+        score = {a: (totals[a] / deals + self.blend * float(q[a])) / (1 + self.blend) for a in legal}
+        return score, q
 
     def _deal_values(self, observation: np.ndarray, view: SeatView, legal: list[int]) -> dict[int, float]:
         before = self.deals_solved

@@ -238,3 +238,20 @@ def test_run_files_are_readable_by_others(tmp_path):
         os.umask(old)
     for path in [folder / "checkpoint.pt", folder / "config.yaml", *(folder / "snapshots").iterdir()]:
         assert stat.S_IMODE(path.stat().st_mode) == 0o644, path
+
+
+CONFIGS = Path(__file__).parents[1] / "configs"
+
+
+@pytest.mark.parametrize("path", sorted([*CONFIGS.glob("dmc_*.yaml"), *CONFIGS.glob("ppo_*.yaml")]), ids=lambda p: p.name)
+def test_every_shipped_config_file_makes_a_valid_config(path):
+    """The files the README's commands name: known keys, valid values, an init checkpoint that exists."""
+    import yaml
+
+    from train.config import from_mapping
+
+    trainer = {"dmc": dmc, "ppo": ppo}[path.name.split("_")[0]]
+    config = from_mapping(trainer.Config, yaml.safe_load(path.read_text()))
+    config.validate()
+    if getattr(config, "init", None):
+        assert (CONFIGS.parent / config.init).is_file()

@@ -1,0 +1,264 @@
+"""Distil the ``search`` agent into a network: the search's card play at network speed.
+
+    python -m train.distill --out runs/distill --generate-minutes 20 --fit-minutes 7 [--workers 2] [--seed 1]
+
+1. **Generate** (``--workers`` processes for ``--generate-minutes``): games in lockstep on the
+   batched engine, every seat played by the start network (``--init``, by default the shipped
+   ``neural``). At a share ``--label-rate`` of the decisions with a choice, the teacher
+   (``--teacher``, by default ``search``) judges every legal action (``SearchAgent.scores``: in
+   the card play its blend of search and network values, elsewhere the network's Q) and its best
+   action is played, so the games drift towards the teacher's. The positions are the ones the
+   student meets, labelled by the teacher (as in DAgger). Shards go to ``OUT/positions/``.
+2. **Fit** (``--fit-minutes``): the Q-network, starting from the start network's weights, learns
+   the teacher's values of the legal actions: cross-entropy to them as a soft policy at
+   ``--temperature`` points (their ranking, which is what play uses; the values of a card-play
+   decision often differ by hundredths of a point) plus ``--value-weight`` times their squared
+   error (which keeps the values in points). On held-out positions (``--held-out``) it measures
+   the **regret**: the teacher's value of its best action less its value of the action the
+   network plays, per decision, for the start network and the student; the student with the
+   lowest card-play regret seen is kept.
+
+``OUT/checkpoint.pt`` is an ordinary ``q`` checkpoint: play it as ``neural:OUT/checkpoint.pt``,
+or continue with self-play (``python -m train.dmc --init OUT/checkpoint.pt ...``).
+``--fit-only`` fits again on the positions already in ``OUT`` (e.g. with other settings).
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import multiprocessing
+import shutil
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from agents import load_agent
+from agents.neural import SHIPPED, NeuralAgent
+from nets import load_checkpoint, masked_argmax, save_checkpoint
+from smear_env import NUM_ACTIONS, Phase, SmearVectorEnv, seat_view
+from smear_env.files import atomic_write
+
+from .run import seed_everything
+
+UNJUDGED = np.float32(np.nan)  # an illegal action's target
+
+
+def generate(out: Path, teacher_spec: str, init: Path, seconds: float, seed: int, games: int, label_rate: float) -> int:
+    """One worker: play and label for ``seconds``; writes ``out`` (npz: obs, mask, target, phase); returns positions."""
+    torch.set_num_threads(1)
+    seed_everything(seed)
+    rng = np.random.default_rng(seed)
+    start = load_checkpoint(init)
+    student = NeuralAgent(init, device="cpu")
+    teacher = load_agent(teacher_spec)
+    teacher.check_rules(start.rules)
+    teacher.seed(seed)
+    if not hasattr(teacher, "scores"):
+        raise ValueError(f"--teacher {teacher_spec}: the agent has no scores() (a value for each legal action)")
+    venv = SmearVectorEnv(games, seed=seed, reward="margin", copy=False, **start.rules.to_dict())
+    obs, info = venv.reset()
+    kept: dict[str, list[np.ndarray]] = {"obs": [], "mask": [], "target": [], "phase": []}
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        mask = info["action_mask"]
+        actions = student.act_batch(obs, mask, None)
+        choice = mask.sum(axis=1) > 1
+        for i in np.flatnonzero(choice & (rng.random(len(mask)) < label_rate)).tolist():
+            view = seat_view(venv.game(i), int(info["seat"][i]))
+            scores = teacher.scores(obs[i], mask[i], view)
+            target = np.full(NUM_ACTIONS, UNJUDGED, dtype=np.float32)
+            target[list(scores)] = list(scores.values())
+            actions[i] = max(scores, key=scores.__getitem__)
+            kept["obs"].append(obs[i].copy())
+            kept["mask"].append(mask[i].astype(bool))
+            kept["target"].append(target)
+            kept["phase"].append(np.int8(view.phase))
+            if time.time() >= deadline:
+                break
+        obs, _, _, _, info = venv.step(actions)
+    arrays = {k: np.stack(v) for k, v in kept.items()} if kept["obs"] else {}
+    atomic_write(out, lambda f: np.savez_compressed(f, **arrays), binary=True)
+    return len(kept["obs"])
+
+
+def load_positions(folder: Path) -> dict[str, np.ndarray]:
+    """The positions of every shard in ``folder``, concatenated."""
+    shards = sorted(folder.glob("*.npz"))
+    if not shards:
+        raise ValueError(f"{folder}: no positions (shards *.npz) to fit on")
+    parts = [dict(np.load(p)) for p in shards]
+    parts = [p for p in parts if p]
+    return {k: np.concatenate([p[k] for p in parts]) for k in ("obs", "mask", "target", "phase")}
+
+
+def fit(
+    data: dict[str, np.ndarray],
+    init: Path,
+    seconds: float,
+    held_out: float,
+    learning_rate: float,
+    batch: int,
+    seed: int,
+    temperature: float = 0.05,
+    value_weight: float = 0.1,
+    check_every: int = 1000,
+) -> tuple[torch.nn.Module, dict[str, float]]:
+    """The start network trained on the teacher's values of the legal actions: cross-entropy to them as
+    a soft policy at ``temperature`` (points; the teacher's ranking, which is what play uses) plus
+    ``value_weight`` times their squared error (which keeps the values in points, for further DMC).
+
+    The measure, on held-out positions: the **regret**, the teacher's value of its best action less
+    its value of the action the network plays, per decision (card play, and the rest), and how often
+    the two choose alike. Every ``check_every`` steps it is measured and the weights with the lowest
+    card-play regret so far are kept (the start's included)."""
+    torch.manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    n = len(data["obs"])
+    order = rng.permutation(n)
+    cut = int(n * held_out)
+    test, train = order[:cut], order[cut:]
+    obs = torch.from_numpy(data["obs"].astype(np.float32))
+    legal = torch.from_numpy(data["mask"])
+    target = torch.from_numpy(np.nan_to_num(data["target"], nan=0.0))
+    judged = np.where(data["mask"][test], data["target"][test], -np.inf)
+    teacher_best = judged.argmax(axis=1)
+    play = data["phase"][test] == int(Phase.PLAY)
+    network = load_checkpoint(init).build("cpu").train()
+
+    def measure() -> dict[str, float]:
+        with torch.no_grad():
+            chosen = masked_argmax(network(obs[test]), data["mask"][test])
+        regret = judged.max(axis=1) - judged[np.arange(len(test)), chosen]
+        same = chosen == teacher_best
+        return {
+            "regret_play": float(regret[play].mean()),
+            "regret_other": float(regret[~play].mean()),
+            "agreement_play": float(same[play].mean()),
+            "agreement_other": float(same[~play].mean()),
+        }
+
+    before = measure()
+    kept, kept_regret, kept_step = copy.deepcopy(network.state_dict()), before["regret_play"], 0
+    optimizer = torch.optim.Adam(network.parameters(), lr=learning_rate)
+    started, steps = time.time(), 0
+    while time.time() - started < seconds:
+        rows = torch.from_numpy(rng.choice(train, size=min(batch, len(train)), replace=False))
+        values, goal, m = network(obs[rows]), target[rows], legal[rows]
+        student = torch.log_softmax((values / temperature).masked_fill(~m, -1e9), dim=-1)
+        teacher = torch.softmax((goal / temperature).masked_fill(~m, -1e9), dim=-1)
+        loss = -(teacher * student).sum(dim=-1).mean() + value_weight * (((values - goal) ** 2) * m).sum() / m.sum()
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        steps += 1
+        if steps % check_every == 0 or time.time() - started >= seconds:
+            now = measure()
+            if now["regret_play"] < kept_regret:
+                kept, kept_regret, kept_step = copy.deepcopy(network.state_dict()), now["regret_play"], steps
+            print(f"{time.time() - started:6.0f} s  {steps:,} steps  loss {loss.item():.3f}  held-out regret "
+                  f"{now['regret_play']:.4f} (play) {now['regret_other']:.4f} (other)", flush=True)  # fmt: skip
+    network.load_state_dict(kept)
+    network.eval()
+    after = measure()
+    return network, {
+        "positions": n,
+        "held_out": int(cut),
+        "steps": steps,
+        "kept_step": kept_step,
+        **{f"start_{k}": v for k, v in before.items()},
+        **{f"student_{k}": v for k, v in after.items()},
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m train.distill", description=__doc__.splitlines()[0])
+    parser.add_argument("--out", required=True, help="output folder: positions/, checkpoint.pt, distill.json")
+    parser.add_argument(
+        "--teacher",
+        default="search",
+        help="the agent to imitate: any agent with scores() (default search; with another --init, search:net=PATH to match)",
+    )
+    parser.add_argument("--init", default=str(SHIPPED), help="the network that plays the games and that the student starts from")
+    parser.add_argument("--generate-minutes", type=float, default=20.0, help="time the workers play and label")
+    parser.add_argument("--fit-minutes", type=float, default=7.0, help="time of the fit")
+    parser.add_argument("--workers", type=int, default=2, help="processes generating positions")
+    parser.add_argument("--games", type=int, default=64, help="games in lockstep in each worker")
+    parser.add_argument("--label-rate", type=float, default=0.5, help="share of the decisions with a choice the teacher labels")
+    parser.add_argument("--learning-rate", type=float, default=1e-4)
+    parser.add_argument("--batch-size", type=int, default=1024)
+    parser.add_argument("--temperature", type=float, default=0.05, help="temperature (points) of the teacher's soft policy")
+    parser.add_argument("--value-weight", type=float, default=0.1, help="weight of the squared error to the teacher's values")
+    parser.add_argument("--held-out", type=float, default=0.05, help="share of the positions kept out of the fit to measure it")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--fit-only", action="store_true", help="fit on the positions already in --out (no generation)")
+    args = parser.parse_args(argv)
+    out = Path(args.out)
+    try:
+        start = load_checkpoint(args.init)
+        if start.network.kind != "q":
+            raise ValueError(f"--init {args.init}: a q network (DMC) is needed, not {start.network.kind!r}")
+        if not 0 < args.label_rate <= 1 or not 0 < args.held_out < 1:
+            raise ValueError(f"--label-rate {args.label_rate} must be in (0, 1] and --held-out {args.held_out} in (0, 1)")
+        if not args.temperature > 0 or args.value_weight < 0:
+            raise ValueError(f"--temperature {args.temperature} must be above 0 and --value-weight {args.value_weight} 0 or more")
+        if min(args.workers, args.games, args.batch_size) < 1 or min(args.generate_minutes, args.fit_minutes) <= 0:
+            raise ValueError("--workers, --games, --batch-size must be at least 1 and the minutes above 0")
+        if args.fit_only and not (out / "positions").is_dir():
+            raise ValueError(f"--fit-only: {out / 'positions'} does not exist; generate first")
+        if not args.fit_only:
+            if out.exists():
+                raise ValueError(f"{out} exists: give another --out (or --fit-only to fit again on its positions)")
+            teacher = load_agent(args.teacher)
+            if not hasattr(teacher, "scores"):
+                raise ValueError(f"--teacher {args.teacher}: the agent has no scores() (a value for each legal action)")
+            teacher.check_rules(start.rules)
+    except ValueError as e:
+        parser.error(str(e))
+    if (out / "checkpoint.pt").exists():
+        parser.error(f"{out / 'checkpoint.pt'} exists: move it away to fit again")
+
+    if not args.fit_only:
+        shards = out / "positions"
+        shards.mkdir(parents=True)
+        print(f"generating: {args.workers} workers x {args.generate_minutes} minutes, teacher {args.teacher}", flush=True)
+        try:
+            # Spawned, not forked: a fork after torch or numba started their threads can deadlock the children.
+            with ProcessPoolExecutor(args.workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+                futures = [
+                    pool.submit(generate, shards / f"shard{w}.npz", args.teacher, Path(args.init),
+                                60 * args.generate_minutes, args.seed * 1000 + w, args.games, args.label_rate)
+                    for w in range(args.workers)
+                ]  # fmt: skip
+                made = sum(f.result() for f in futures)
+        except BaseException:
+            shutil.rmtree(out)  # the folder is this run's own: nothing half-made stays behind
+            raise
+        settings = {"teacher": args.teacher, "init": str(args.init), "generate_minutes": args.generate_minutes,
+                    "workers": args.workers, "games": args.games, "label_rate": args.label_rate, "seed": args.seed}  # fmt: skip
+        atomic_write(shards / "generated.json", lambda f: json.dump({**settings, "positions": made}, f, indent=2))
+        print(f"positions: {made:,}", flush=True)
+    data = load_positions(out / "positions")
+    print(f"fitting on {len(data['obs']):,} positions for {args.fit_minutes} minutes", flush=True)
+    seed_everything(args.seed)
+    torch.set_num_threads(2)
+    network, report = fit(data, Path(args.init), 60 * args.fit_minutes, args.held_out, args.learning_rate,
+                          args.batch_size, args.seed, args.temperature, args.value_weight)  # fmt: skip
+    generated = out / "positions" / "generated.json"
+    report.update(generated=json.loads(generated.read_text()) if generated.exists() else None,
+                  fit_minutes=args.fit_minutes, learning_rate=args.learning_rate, value_weight=args.value_weight,
+                  temperature=args.temperature)  # fmt: skip
+    save_checkpoint(out / "checkpoint.pt", start.network, start.rules, network.state_dict(), distill=report)
+    atomic_write(out / "distill.json", lambda f: json.dump(report, f, indent=2))
+    print(json.dumps(report, indent=2))
+    print(f"wrote {out / 'checkpoint.pt'}: play it with neural:{out / 'checkpoint.pt'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
