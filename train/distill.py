@@ -38,10 +38,10 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from agents import load_agent
+from agents import Agent, load_agent
 from agents.neural import SHIPPED, NeuralAgent
 from nets import load_checkpoint, masked_argmax, save_checkpoint
-from smear_env import NUM_ACTIONS, Phase, SmearVectorEnv, seat_view
+from smear_env import NUM_ACTIONS, Phase, Rules, SmearVectorEnv, seat_view
 from smear_env.files import atomic_write
 
 from .run import seed_everything
@@ -49,19 +49,24 @@ from .run import seed_everything
 UNJUDGED = np.float32(np.nan)  # an illegal action's target
 
 
+def load_teacher(spec: str, rules: Rules) -> Agent:
+    """The teacher of a spec, checked: it gives a value for each legal action and plays these rules."""
+    teacher = load_agent(spec)
+    if not hasattr(teacher, "scores"):
+        raise ValueError(f"--teacher {spec}: the agent has no scores() (a value for each legal action)")
+    teacher.check_rules(rules)
+    return teacher
+
+
 def generate(out: Path, teacher_spec: str, init: Path, seconds: float, seed: int, games: int, label_rate: float) -> int:
     """One worker: play and label for ``seconds``; writes ``out`` (npz: obs, mask, target, phase); returns positions."""
     torch.set_num_threads(1)
     seed_everything(seed)
     rng = np.random.default_rng(seed)
-    start = load_checkpoint(init)
     student = NeuralAgent(init, device="cpu")
-    teacher = load_agent(teacher_spec)
-    teacher.check_rules(start.rules)
+    teacher = load_teacher(teacher_spec, student.rules)
     teacher.seed(seed)
-    if not hasattr(teacher, "scores"):
-        raise ValueError(f"--teacher {teacher_spec}: the agent has no scores() (a value for each legal action)")
-    venv = SmearVectorEnv(games, seed=seed, reward="margin", copy=False, **start.rules.to_dict())
+    venv = SmearVectorEnv(games, seed=seed, reward="margin", copy=False, **student.rules.to_dict())
     obs, info = venv.reset()
     kept: dict[str, list[np.ndarray]] = {"obs": [], "mask": [], "target": [], "phase": []}
     deadline = time.time() + seconds
@@ -214,10 +219,7 @@ def main(argv: list[str] | None = None) -> int:
         if not args.fit_only:
             if out.exists():
                 raise ValueError(f"{out} exists: give another --out (or --fit-only to fit again on its positions)")
-            teacher = load_agent(args.teacher)
-            if not hasattr(teacher, "scores"):
-                raise ValueError(f"--teacher {args.teacher}: the agent has no scores() (a value for each legal action)")
-            teacher.check_rules(start.rules)
+            load_teacher(args.teacher, start.rules)
     except ValueError as e:
         parser.error(str(e))
     if (out / "checkpoint.pt").exists():
