@@ -8,7 +8,7 @@ config, so an agent loads it without knowing how it was made.
 
 from .checkpoint import FORMAT, Checkpoint, load_checkpoint, save_checkpoint
 from .device import resolve_device
-from .networks import NetworkSpec, build_network, masked_argmax
+from .networks import NetworkSpec, build_network, masked_argmax, widen
 
 __all__ = [
     "FORMAT",
@@ -19,4 +19,5 @@ __all__ = [
     "masked_argmax",
     "resolve_device",
     "save_checkpoint",
+    "widen",
 ]

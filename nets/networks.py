@@ -107,6 +107,39 @@ def build_network(spec: NetworkSpec) -> nn.Module:
     return {"q": QNetwork, "actor_critic": ActorCritic, "beliefs": BeliefNetwork}[spec.kind](spec)
 
 
+def widen(network: nn.Module, spec: NetworkSpec, hidden: tuple[int, ...], seed: int = 0) -> tuple[nn.Module, NetworkSpec]:
+    """A network of ``spec`` with its hidden layers widened to ``hidden`` that computes the same function
+    (Net2Net's wider operator): each new unit copies an existing unit's incoming weights, and the copies
+    of a unit share its outgoing weights in random proportions that sum to one (so ReLU's output is
+    unchanged, and the copies' gradients differ from the first step: they do not stay copies).
+    For the ``q`` and ``beliefs`` kinds (one MLP); ``hidden`` has the same depth, no layer narrower."""
+    if spec.kind not in ("q", "beliefs"):
+        raise ValueError(f"widen: a {spec.kind!r} network cannot be widened (q and beliefs networks can)")
+    if len(hidden) != len(spec.hidden) or any(b < a for a, b in zip(spec.hidden, hidden, strict=True)):
+        raise ValueError(f"widen: hidden={hidden} must have {len(spec.hidden)} layers, none narrower than {spec.hidden}")
+    wide_spec = dataclasses.replace(spec, hidden=tuple(hidden))
+    wide = build_network(wide_spec)
+    old = [m for m in network.modules() if isinstance(m, nn.Linear)]
+    new = [m for m in wide.modules() if isinstance(m, nn.Linear)]
+    rng = np.random.default_rng(seed)
+    source = torch.arange(old[0].in_features)  # which old input each new input copies
+    share = torch.ones(old[0].in_features)  # the share of that old input's outgoing weight it carries
+    with torch.no_grad():
+        for i, (a, b) in enumerate(zip(old, new, strict=True)):
+            weight = a.weight[:, source] * share  # the inputs: copies split their source's weight
+            if i == len(old) - 1:
+                b.weight.copy_(weight)
+                b.bias.copy_(a.bias)
+                break
+            n, m = a.out_features, b.out_features
+            source = torch.from_numpy(np.concatenate([np.arange(n), rng.integers(0, n, m - n)]))
+            draws = torch.from_numpy(rng.uniform(0.5, 1.5, m)).float()
+            share = draws / torch.zeros(n).index_add_(0, source, draws)[source]
+            b.weight.copy_(weight[source])
+            b.bias.copy_(a.bias[source])
+    return wide, wide_spec
+
+
 def masked_argmax(scores: torch.Tensor | np.ndarray, mask: torch.Tensor | np.ndarray) -> np.ndarray:
     """For each row, the legal action (``mask`` > 0) with the highest score: how a network plays."""
     if isinstance(scores, torch.Tensor):

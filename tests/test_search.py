@@ -7,12 +7,13 @@ import json
 
 import numpy as np
 import pytest
+import torch
 
 from agents import load_agent
 from agents.neural import DISTILLED, SHIPPED, NeuralAgent
-from nets import load_checkpoint
+from nets import NetworkSpec, build_network, load_checkpoint, widen
 from smear_env import Game, Phase, Rules, observe, seat_view
-from train import beliefs, distill
+from train import beliefs, distill, dmc
 
 FAST = "search:samples=3,seconds=10"  # every decision solves its 3 deals: the same choice each time
 
@@ -74,7 +75,7 @@ def test_distill_labels_positions_with_the_teachers_scores_and_fits_a_playable_n
     args = ["--out", str(out), "--teacher", FAST, "--generate-minutes", "0.15", "--fit-minutes", "0.05", "--workers", "1",
             "--games", "8", "--batch-size", "64"]  # fmt: skip
     assert distill.main(args) == 0
-    data = distill.load_positions(out / "positions")
+    data = distill.load_positions([out / "positions"])
     judged = ~np.isnan(data["target"])
     assert len(data["obs"]) > 20 and (judged == data["mask"]).all()  # a value for every legal action, none for others
     assert (data["mask"].sum(axis=1) > 1).all() and (data["phase"] == int(Phase.PLAY)).any()
@@ -94,6 +95,66 @@ def test_distill_labels_positions_with_the_teachers_scores_and_fits_a_playable_n
     with pytest.raises(SystemExit):
         distill.main(["--out", str(out), "--fit-only"])  # its checkpoint exists: not overwritten
     assert "move it away" in capsys.readouterr().err
+    # A wider student fitted on this run's positions from other folders (a later round's fit): the
+    # held-out positions come from the first folder only (the others may have trained the start).
+    wide = tmp_path / "wide"
+    assert distill.main(["--out", str(wide), "--fit-only", "--positions", str(out / "positions"), "--positions",
+                         str(out / "positions"), "--hidden", "300,260", "--fit-minutes", "0.05", "--batch-size", "64"]) == 0  # fmt: skip
+    assert load_checkpoint(wide).network.hidden == (300, 260)
+    wide_report = json.loads((wide / "distill.json").read_text())
+    assert wide_report["positions"] == 2 * len(data["obs"]) and wide_report["held_out"] == int(0.05 * len(data["obs"]))
+    for bad, says in (("128,128", "none narrower"), ("512", "must have 2 layers"), ("wide", "layer sizes")):
+        with pytest.raises(SystemExit):
+            distill.main(["--out", str(tmp_path / "bad"), "--fit-only", "--positions", str(out / "positions"), "--hidden", bad])
+        assert says in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        distill.main(["--out", str(tmp_path / "bad"), "--fit-only", "--positions", str(tmp_path / "none")])
+    assert "no such folder" in capsys.readouterr().err
+    assert not (tmp_path / "bad").exists()
+    # Self-play that keeps fitting the teacher's positions beside its Monte-Carlo loss.
+    config = dmc.Config(runs_dir=str(tmp_path), run_name="kept", total_steps=2_000, num_envs=16, hidden=(16,), warmup=200,
+                        batch_size=32, num_actors=0, eval_every=10**9, teacher_positions=str(out / "positions"))  # fmt: skip
+    log = (dmc.train(config) / "train.log").read_text()
+    assert "teacher_loss" in log and "q_loss" in log
+
+
+def test_teacher_loss_is_least_where_the_values_are_the_teachers_and_ignores_illegal_actions():
+    goal = torch.tensor([[0.3, -0.1, 0.25, 0.0], [1.0, 2.0, 0.0, 0.0]])
+    legal = torch.tensor([[True, True, True, False], [True, True, False, False]])
+    values = goal.clone().requires_grad_()
+    distill.teacher_loss(values, goal, legal, 0.05, 0.1).backward()
+    assert values.grad is not None and values.grad.abs().max() < 1e-6  # the minimum: the teacher's own values
+    other = goal.clone()
+    other[~legal] = 99.0  # illegal actions' values change nothing
+    assert torch.isclose(distill.teacher_loss(other, goal, legal, 0.05, 0.1), distill.teacher_loss(goal, goal, legal, 0.05, 0.1))
+    worse = goal.clone()
+    worse[0, 0] -= 0.2  # the teacher's best action valued below another
+    assert distill.teacher_loss(worse, goal, legal, 0.05, 0.1) > distill.teacher_loss(goal, goal, legal, 0.05, 0.1)
+
+
+def test_widen_computes_the_same_values_and_its_copies_learn_apart():
+    start = load_checkpoint(SHIPPED)
+    network = start.build()
+    wide, spec = widen(network, start.network, (400, 300), seed=1)
+    assert spec.hidden == (400, 300) and spec.kind == "q"
+    obs = []
+    game = Game(Rules(), 5)
+    while not game.game_over and len(obs) < 64:
+        obs.append(observe(game, game.to_act))
+        game.step(game.legal_actions()[0])
+    x = torch.from_numpy(np.stack(obs)).float()
+    assert torch.allclose(wide(x), network(x), atol=1e-4)
+    first = wide.body[0].weight
+    copy_of = {i: int(np.flatnonzero((first[i] == first[:256]).all(dim=1).numpy())[0]) for i in range(256, 400)}
+    active = (wide.body[0](x) > 0).any(dim=0)  # units that a gradient reaches on these positions
+    wide(x).pow(2).mean().backward()
+    torch.optim.SGD(wide.parameters(), lr=0.1).step()
+    moved = [not torch.equal(first[i], first[j]) for i, j in copy_of.items() if active[i]]
+    assert len(moved) > 50 and all(moved)  # the copies are no longer copies
+    with pytest.raises(ValueError, match="none narrower"):
+        widen(network, start.network, (128, 256))
+    with pytest.raises(ValueError, match="cannot be widened"):
+        widen(build_network(NetworkSpec("actor_critic", (8,))), NetworkSpec("actor_critic", (8,)), (16,))
 
 
 def test_distilled_is_a_network_under_the_shipped_rules_that_plays_its_own_cards():

@@ -198,6 +198,8 @@ def test_bad_config_values_fail_before_anything_starts_and_leave_no_folder(tmp_p
         (["--opponents", "self=-1"], "weights must be 0 or more"),
         (bad_device, "device="),
         (["--eval-opponent", "nobody"], "not a built-in agent"),
+        (["--teacher-positions", str(tmp_path / "none")], "teacher_positions="),
+        (["--teacher-weight", "-1"], "teacher_weight=-1.0: must be 0 or more"),
     ]:
         assert exit_code(dmc.main, base + flags) == 2, flags
         assert message in unboxed(capsys.readouterr().err), flags

@@ -20,7 +20,11 @@
 
 ``OUT/checkpoint.pt`` is an ordinary ``q`` checkpoint: play it as ``neural:OUT/checkpoint.pt``,
 or continue with self-play (``python -m train.dmc --init OUT/checkpoint.pt ...``).
-``--fit-only`` fits again on the positions already in ``OUT`` (e.g. with other settings).
+``--fit-only`` fits again on the positions already in ``OUT`` (e.g. with other settings);
+``--positions DIR`` adds another run's positions (an earlier DAgger round's: the next round plays
+with ``--init`` the last student); the held-out positions are drawn from the first folder only
+(``OUT``'s own), since an earlier round's may have trained the start network. ``--hidden 512,512`` fits a wider student than the start
+network, started from the start's own function (``nets.widen``, Net2Net's wider operator).
 """
 
 from __future__ import annotations
@@ -40,13 +44,15 @@ import torch
 
 from agents import Agent, load_agent
 from agents.neural import SHIPPED, NeuralAgent
-from nets import load_checkpoint, masked_argmax, save_checkpoint
+from nets import load_checkpoint, masked_argmax, save_checkpoint, widen
 from smear_env import NUM_ACTIONS, Phase, Rules, SmearVectorEnv, seat_view
 from smear_env.files import atomic_write
 
 from .run import seed_everything
 
 UNJUDGED = np.float32(np.nan)  # an illegal action's target
+TEMPERATURE = 0.05  # points: the teacher's values of a card-play decision often differ by hundredths
+VALUE_WEIGHT = 0.1
 
 
 def load_teacher(spec: str, rules: Rules) -> Agent:
@@ -92,32 +98,46 @@ def generate(out: Path, teacher_spec: str, init: Path, seconds: float, seed: int
     return len(kept["obs"])
 
 
-def load_positions(folder: Path) -> dict[str, np.ndarray]:
-    """The positions of every shard in ``folder``, concatenated."""
-    shards = sorted(folder.glob("*.npz"))
+def load_positions(folders: list[Path]) -> dict[str, np.ndarray]:
+    """The positions of every shard in ``folders``, concatenated."""
+    shards = [p for folder in folders for p in sorted(folder.glob("*.npz"))]
     if not shards:
-        raise ValueError(f"{folder}: no positions (shards *.npz) to fit on")
+        raise ValueError(f"{', '.join(map(str, folders))}: no positions (shards *.npz) to fit on")
     parts = [dict(np.load(p)) for p in shards]
     parts = [p for p in parts if p]
     return {k: np.concatenate([p[k] for p in parts]) for k in ("obs", "mask", "target", "phase")}
 
 
+def teacher_loss(
+    values: torch.Tensor, goal: torch.Tensor, legal: torch.Tensor, temperature: float, value_weight: float
+) -> torch.Tensor:
+    """How far a network's ``values`` [batch, 72] are from the teacher's ``goal`` over the ``legal`` actions:
+    cross-entropy to the teacher's values as a soft policy at ``temperature`` (points) plus
+    ``value_weight`` times their mean squared error (illegal actions count in neither)."""
+    student = torch.log_softmax((values / temperature).masked_fill(~legal, -1e9), dim=-1)
+    teacher = torch.softmax((goal / temperature).masked_fill(~legal, -1e9), dim=-1)
+    return -(teacher * student).sum(dim=-1).mean() + value_weight * (((values - goal) ** 2) * legal).sum() / legal.sum()
+
+
 def fit(
     data: dict[str, np.ndarray],
-    init: Path,
+    network: torch.nn.Module,
     seconds: float,
     held_out: float,
     learning_rate: float,
     batch: int,
     seed: int,
-    temperature: float = 0.05,
-    value_weight: float = 0.1,
+    temperature: float = TEMPERATURE,
+    value_weight: float = VALUE_WEIGHT,
     check_every: int = 1000,
+    own_positions: int | None = None,
 ) -> tuple[torch.nn.Module, dict[str, float]]:
-    """The start network trained on the teacher's values of the legal actions: cross-entropy to them as
+    """``network`` (the start, trained in place) on the teacher's values of the legal actions: cross-entropy to them as
     a soft policy at ``temperature`` (points; the teacher's ranking, which is what play uses) plus
     ``value_weight`` times their squared error (which keeps the values in points, for further DMC).
 
+    The held-out positions are drawn from the first ``own_positions`` rows only (this run's own:
+    an earlier round's positions may have trained the start network, so they measure nothing).
     The measure, on held-out positions: the **regret**, the teacher's value of its best action less
     its value of the action the network plays, per decision (card play, and the rest), and how often
     the two choose alike. Every ``check_every`` steps it is measured and the weights with the lowest
@@ -125,16 +145,17 @@ def fit(
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     n = len(data["obs"])
-    order = rng.permutation(n)
-    cut = int(n * held_out)
-    test, train = order[:cut], order[cut:]
-    obs = torch.from_numpy(data["obs"].astype(np.float32))
+    own = n if own_positions is None else own_positions
+    order = rng.permutation(own)
+    cut = int(own * held_out)
+    test, train = order[:cut], np.concatenate([order[cut:], np.arange(own, n)])
+    obs = torch.from_numpy(data["obs"].astype(np.float32, copy=False))
     legal = torch.from_numpy(data["mask"])
     target = torch.from_numpy(np.nan_to_num(data["target"], nan=0.0))
     judged = np.where(data["mask"][test], data["target"][test], -np.inf)
     teacher_best = judged.argmax(axis=1)
     play = data["phase"][test] == int(Phase.PLAY)
-    network = load_checkpoint(init).build("cpu").train()
+    network.train()
 
     def measure() -> dict[str, float]:
         with torch.no_grad():
@@ -154,10 +175,7 @@ def fit(
     started, steps = time.time(), 0
     while time.time() - started < seconds:
         rows = torch.from_numpy(rng.choice(train, size=min(batch, len(train)), replace=False))
-        values, goal, m = network(obs[rows]), target[rows], legal[rows]
-        student = torch.log_softmax((values / temperature).masked_fill(~m, -1e9), dim=-1)
-        teacher = torch.softmax((goal / temperature).masked_fill(~m, -1e9), dim=-1)
-        loss = -(teacher * student).sum(dim=-1).mean() + value_weight * (((values - goal) ** 2) * m).sum() / m.sum()
+        loss = teacher_loss(network(obs[rows]), target[rows], legal[rows], temperature, value_weight)
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
@@ -181,6 +199,14 @@ def fit(
     }
 
 
+def parse_hidden(text: str) -> tuple[int, ...]:
+    """``--hidden 512,512`` as layer sizes."""
+    try:
+        return tuple(int(h) for h in text.split(","))
+    except ValueError:
+        raise ValueError(f"--hidden {text!r}: layer sizes separated by commas, e.g. 512,512") from None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m train.distill", description=__doc__.splitlines()[0])
     parser.add_argument("--out", required=True, help="output folder: positions/, checkpoint.pt, distill.json")
@@ -190,6 +216,11 @@ def main(argv: list[str] | None = None) -> int:
         help="the agent to imitate: any agent with scores() (default search; with another --init, search:net=PATH to match)",
     )
     parser.add_argument("--init", default=str(SHIPPED), help="the network that plays the games and that the student starts from")
+    parser.add_argument(
+        "--hidden",
+        help="the student's hidden layer sizes, e.g. 512,512 (default: the --init network's); wider than the "
+        "init's, the student starts from the init's function (Net2Net: units copied)",
+    )
     parser.add_argument("--generate-minutes", type=float, default=20.0, help="time the workers play and label")
     parser.add_argument("--fit-minutes", type=float, default=7.0, help="time of the fit")
     parser.add_argument("--workers", type=int, default=2, help="processes generating positions")
@@ -197,25 +228,41 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--label-rate", type=float, default=0.5, help="share of the decisions with a choice the teacher labels")
     parser.add_argument("--learning-rate", type=float, default=1e-4)
     parser.add_argument("--batch-size", type=int, default=1024)
-    parser.add_argument("--temperature", type=float, default=0.05, help="temperature (points) of the teacher's soft policy")
-    parser.add_argument("--value-weight", type=float, default=0.1, help="weight of the squared error to the teacher's values")
+    parser.add_argument(
+        "--temperature", type=float, default=TEMPERATURE, help="temperature (points) of the teacher's soft policy"
+    )
+    parser.add_argument(
+        "--value-weight", type=float, default=VALUE_WEIGHT, help="weight of the squared error to the teacher's values"
+    )
     parser.add_argument("--held-out", type=float, default=0.05, help="share of the positions kept out of the fit to measure it")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--fit-only", action="store_true", help="fit on the positions already in --out (no generation)")
+    parser.add_argument(
+        "--positions",
+        action="append",
+        type=Path,
+        default=[],
+        help="another run's positions folder to fit on as well (repeatable; e.g. an earlier DAgger round's)",
+    )
     args = parser.parse_args(argv)
     out = Path(args.out)
     try:
         start = load_checkpoint(args.init)
         if start.network.kind != "q":
             raise ValueError(f"--init {args.init}: a q network (DMC) is needed, not {start.network.kind!r}")
+        hidden = start.network.hidden if args.hidden is None else parse_hidden(args.hidden)
+        student, student_spec = widen(start.build("cpu"), start.network, hidden, seed=args.seed)
         if not 0 < args.label_rate <= 1 or not 0 < args.held_out < 1:
             raise ValueError(f"--label-rate {args.label_rate} must be in (0, 1] and --held-out {args.held_out} in (0, 1)")
         if not args.temperature > 0 or args.value_weight < 0:
             raise ValueError(f"--temperature {args.temperature} must be above 0 and --value-weight {args.value_weight} 0 or more")
         if min(args.workers, args.games, args.batch_size) < 1 or min(args.generate_minutes, args.fit_minutes) <= 0:
             raise ValueError("--workers, --games, --batch-size must be at least 1 and the minutes above 0")
-        if args.fit_only and not (out / "positions").is_dir():
-            raise ValueError(f"--fit-only: {out / 'positions'} does not exist; generate first")
+        for folder in args.positions:
+            if not folder.is_dir():
+                raise ValueError(f"--positions {folder}: no such folder (a distill run's positions/)")
+        if args.fit_only and not (out / "positions").is_dir() and not args.positions:
+            raise ValueError(f"--fit-only: {out / 'positions'} does not exist and no --positions given; generate first")
         if not args.fit_only:
             if out.exists():
                 raise ValueError(f"{out} exists: give another --out (or --fit-only to fit again on its positions)")
@@ -245,17 +292,24 @@ def main(argv: list[str] | None = None) -> int:
                     "workers": args.workers, "games": args.games, "label_rate": args.label_rate, "seed": args.seed}  # fmt: skip
         atomic_write(shards / "generated.json", lambda f: json.dump({**settings, "positions": made}, f, indent=2))
         print(f"positions: {made:,}", flush=True)
-    data = load_positions(out / "positions")
+    folders = ([out / "positions"] if (out / "positions").is_dir() else []) + args.positions
+    data = load_positions(folders[:1])
+    own = len(data["obs"])  # the held-out positions come from the first folder only
+    if len(folders) > 1:
+        rest = load_positions(folders[1:])
+        data = {k: np.concatenate([data[k], rest[k]]) for k in data}
+        del rest
     print(f"fitting on {len(data['obs']):,} positions for {args.fit_minutes} minutes", flush=True)
     seed_everything(args.seed)
     torch.set_num_threads(2)
-    network, report = fit(data, Path(args.init), 60 * args.fit_minutes, args.held_out, args.learning_rate,
-                          args.batch_size, args.seed, args.temperature, args.value_weight)  # fmt: skip
-    generated = out / "positions" / "generated.json"
-    report.update(generated=json.loads(generated.read_text()) if generated.exists() else None,
+    network, report = fit(data, student, 60 * args.fit_minutes, args.held_out, args.learning_rate,
+                          args.batch_size, args.seed, args.temperature, args.value_weight, own_positions=own)  # fmt: skip
+    made_by = [{"folder": str(f), **json.loads((f / "generated.json").read_text())}
+               for f in folders if (f / "generated.json").exists()]  # fmt: skip
+    report.update(generated=made_by,
                   fit_minutes=args.fit_minutes, learning_rate=args.learning_rate, value_weight=args.value_weight,
-                  temperature=args.temperature)  # fmt: skip
-    save_checkpoint(out / "checkpoint.pt", start.network, start.rules, network.state_dict(), distill=report)
+                  temperature=args.temperature, hidden=list(student_spec.hidden))  # fmt: skip
+    save_checkpoint(out / "checkpoint.pt", student_spec, start.rules, network.state_dict(), distill=report)
     atomic_write(out / "distill.json", lambda f: json.dump(report, f, indent=2))
     print(json.dumps(report, indent=2))
     print(f"wrote {out / 'checkpoint.pt'}: play it with neural:{out / 'checkpoint.pt'}")

@@ -32,6 +32,7 @@ from smear_env import OBS_DIM
 
 from .actors import ActorSettings, InProcess, LocalActors
 from .config import RunConfig, Sizes, Start, main_of
+from .distill import TEMPERATURE, VALUE_WEIGHT, load_positions, teacher_loss
 from .opponents import load_opponents
 from .run import Run, restore_rng_state, rng_state, seed_everything
 
@@ -62,6 +63,10 @@ class Config(RunConfig):
     """with backend ray: the cluster to join (e.g. 10.0.0.1:6379); none starts a local Ray"""
     init: str | None = None
     """start the Q-network from this checkpoint's weights (its network must have these hidden sizes)"""
+    teacher_positions: str | None = None
+    """a train.distill positions folder: every gradient step also fits a batch of them to the teacher's values, so that self-play keeps a distilled network's card play"""
+    teacher_weight: float = 1.0
+    """weight of that loss (train.distill's: cross-entropy to the teacher's soft policy plus 0.1 x squared error) beside the Monte-Carlo loss"""
 
     def validate(self) -> None:
         super().validate()
@@ -74,6 +79,8 @@ class Config(RunConfig):
             raise ValueError(f"config updates_per_step={self.updates_per_step}: must be above 0")
         if not 0 <= self.epsilon <= 1:
             raise ValueError(f"config epsilon={self.epsilon}: must be in [0, 1]")
+        if self.teacher_weight < 0:
+            raise ValueError(f"config teacher_weight={self.teacher_weight}: must be 0 or more")
         if self.backend == "ray" and self.num_actors < 1:
             raise ValueError(f"config num_actors={self.num_actors}: backend ray needs at least 1 actor")
 
@@ -104,6 +111,25 @@ class Replay:
         return tuple(t.to(device, non_blocking=True) for t in batch)
 
 
+def teacher_batches(folder: str) -> Callable[[np.random.Generator, int, torch.device], tuple[torch.Tensor, ...]]:
+    """Batches of a train.distill positions folder: observations, the teacher's values, legal actions."""
+    try:
+        data = load_positions([Path(folder)])
+    except ValueError as e:
+        raise ValueError(f"config teacher_positions={folder!r}: {e}") from None
+    if data["obs"].shape[1] != OBS_DIM:
+        raise ValueError(f"config teacher_positions={folder!r}: observations of {data['obs'].shape[1]} values, not {OBS_DIM}")
+    obs = torch.from_numpy(data["obs"].astype(np.float32, copy=False))
+    goal = torch.from_numpy(np.nan_to_num(data["target"], nan=0.0))
+    legal = torch.from_numpy(data["mask"])
+
+    def batch(rng: np.random.Generator, n: int, device: torch.device) -> tuple[torch.Tensor, ...]:
+        rows = torch.from_numpy(rng.integers(len(obs), size=n))
+        return tuple(t[rows].to(device, non_blocking=True) for t in (obs, goal, legal))
+
+    return batch
+
+
 def make_actors(config: Config, settings: ActorSettings, q: torch.nn.Module, seeds: list[int]):
     """The transport of the config: Ray actors, actor processes, or this process."""
     if config.backend == "ray":
@@ -127,6 +153,7 @@ def train(config: Config, start: Start | None = None, report: Callable[[dict[str
     start_from = load_checkpoint(config.init) if config.init else None
     if start_from is not None and start_from.network != spec:
         raise ValueError(f"config init={config.init!r}: its network {start_from.network} is not this run's {spec}")
+    taught = teacher_batches(config.teacher_positions) if config.teacher_positions else None
     torch.set_num_threads(config.torch_threads)
     rng = seed_everything(config.seed)
 
@@ -159,7 +186,7 @@ def train(config: Config, start: Start | None = None, report: Callable[[dict[str
         for state, step in pool:
             actors.remember(state, step)
         replay = Replay(config.buffer_size)
-        steps_at_start, started, losses, finished = run.step, run.start_clock(), [], []
+        steps_at_start, started, losses, teacher_losses, finished = run.step, run.start_clock(), [], [], []
         try:
             while run.running():
                 # ---------------------------------------------------------------- decisions with their returns -> replay
@@ -182,6 +209,11 @@ def train(config: Config, start: Start | None = None, report: Callable[[dict[str
                     b_obs, b_act, b_ret = replay.sample(rng, config.batch_size, device)
                     value = q(b_obs).gather(1, b_act[:, None]).squeeze(1)
                     loss = F.mse_loss(value, b_ret)
+                    if taught is not None:
+                        t_obs, t_goal, t_legal = taught(rng, config.batch_size, device)
+                        taught_loss = teacher_loss(q(t_obs), t_goal, t_legal, TEMPERATURE, VALUE_WEIGHT)
+                        loss = loss + config.teacher_weight * taught_loss
+                        teacher_losses.append(taught_loss.item())
                     optimizer.zero_grad()
                     loss.backward()
                     torch.nn.utils.clip_grad_norm_(q.parameters(), 40.0)
@@ -195,6 +227,9 @@ def train(config: Config, start: Start | None = None, report: Callable[[dict[str
                 if losses:
                     scalars["losses/q_loss"] = float(np.mean(losses))
                     losses.clear()
+                if teacher_losses:
+                    scalars["losses/teacher_loss"] = float(np.mean(teacher_losses))
+                    teacher_losses.clear()
                 if finished:
                     scalars["charts/episode_return_team0"] = float(np.mean(finished))
                     finished.clear()
