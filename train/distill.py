@@ -23,8 +23,9 @@ or continue with self-play (``python -m train.dmc --init OUT/checkpoint.pt ...``
 ``--fit-only`` fits again on the positions already in ``OUT`` (e.g. with other settings);
 ``--positions DIR`` adds another run's positions (an earlier DAgger round's: the next round plays
 with ``--init`` the last student); the held-out positions are drawn from the first folder only
-(``OUT``'s own), since an earlier round's may have trained the start network. ``--hidden 512,512`` fits a wider student than the start
-network, started from the start's own function (``nets.widen``, Net2Net's wider operator).
+(``OUT``'s own), since an earlier round's may have trained the start network. ``--hidden 512,512``
+fits a wider student than the start network, started from the start's own function
+(``nets.widen``, Net2Net's wider operator).
 """
 
 from __future__ import annotations
@@ -293,12 +294,8 @@ def main(argv: list[str] | None = None) -> int:
         atomic_write(shards / "generated.json", lambda f: json.dump({**settings, "positions": made}, f, indent=2))
         print(f"positions: {made:,}", flush=True)
     folders = ([out / "positions"] if (out / "positions").is_dir() else []) + args.positions
-    data = load_positions(folders[:1])
-    own = len(data["obs"])  # the held-out positions come from the first folder only
-    if len(folders) > 1:
-        rest = load_positions(folders[1:])
-        data = {k: np.concatenate([data[k], rest[k]]) for k in data}
-        del rest
+    data = load_positions(folders)
+    own = sum(len(np.load(p).get("phase", ())) for p in folders[0].glob("*.npz"))  # held out from these only
     print(f"fitting on {len(data['obs']):,} positions for {args.fit_minutes} minutes", flush=True)
     seed_everything(args.seed)
     torch.set_num_threads(2)
