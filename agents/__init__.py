@@ -16,13 +16,13 @@ register(
     "agents.neural:NeuralAgent",
     argument="path",
     options={"device": str, "any_rules": bool},
-    summary="a trained network: the shipped one, or neural:PATH for a checkpoint",
+    summary="a trained network: the shipped one (DMC, then taught the search agent's card play), or neural:PATH",
 )
 register(
-    "distilled",
-    "agents.neural:DistilledAgent",
+    "dmc",
+    "agents.neural:DMCAgent",
     options={"device": str, "any_rules": bool},
-    summary="the shipped network taught the search agent's card play (train.distill): search's judgement at network speed",
+    summary="the first release's network (DMC self-play alone; 0.1.0's neural): the search agent's contracts",
 )
 register(
     "search",

@@ -1,6 +1,7 @@
 """A policy trained by ``train.dmc`` or ``train.ppo``, played from a checkpoint (``nets`` format).
 
-``neural`` plays the shipped network, ``neural:PATH`` a checkpoint; options ``device=``
+``neural`` plays the shipped network (the distilled one, README "Distillation"), ``neural:PATH`` a
+checkpoint, ``dmc`` the first release's network (DMC self-play alone); options ``device=``
 (``auto``, ``cpu``, ``cuda``, ``cuda:N``) and ``any_rules=true`` (play under rule settings
 the network was not trained for). Decisions are batched: ``act_batch`` sends a whole batch
 to the device in one transfer, which is what keeps a GPU busy.
@@ -42,6 +43,7 @@ class NeuralAgent(Agent):
         self.rules = checkpoint.rules
         self.any_rules = any_rules
         self.name = f"neural:{path}"
+        self.path: Path | None = Path(path)  # None for an in-memory network (``of``)
         self._checked: Rules | None = None
 
     @classmethod
@@ -51,7 +53,7 @@ class NeuralAgent(Agent):
         Agent.__init__(agent)
         agent.network, agent.rules, agent.any_rules, agent.name = network, rules, any_rules, name
         agent.device = next(network.parameters()).device
-        agent._checked = None
+        agent._checked, agent.path = None, None
         return agent
 
     def check_rules(self, rules: Rules) -> None:
@@ -87,14 +89,15 @@ class NeuralAgent(Agent):
         return int(self.act_batch(observation[None], action_mask[None])[0])
 
 
-DISTILLED = Path(__file__).parent / "weights" / "distilled.pt"
+DMC = Path(__file__).parent / "weights" / "dmc.pt"
 
 
-class DistilledAgent(NeuralAgent):
-    """``distilled``: the shipped network after learning the ``search`` agent's judgement of the card
-    play (``train.distill``; the README gives its commands and figures). A network: it plays at
-    network speed, batched."""
+class DMCAgent(NeuralAgent):
+    """``dmc``: the network of the first release (0.1.0's ``neural``), trained by DMC self-play alone
+    (``configs/dmc_shipped.yaml``). The shipped ``neural`` is this network taught the ``search``
+    agent's card play; ``search`` takes its contracts from this one, and the figures measured
+    against 0.1.0's ``neural`` are against it."""
 
     def __init__(self, device: str = "auto", any_rules: bool = False) -> None:
-        super().__init__(DISTILLED, device, any_rules)
-        self.name = "distilled"
+        super().__init__(DMC, device, any_rules)
+        self.name = "dmc"

@@ -3,7 +3,8 @@ PIMC over deals drawn from a learned model of the hidden cards for the card play
 
 Spec: ``search[:samples=N,seconds=S,net=PATH,beliefs=PATH|uniform,blend=B,net_tricks=T,device=D]``.
 
-* **Bidding, trump, discards**: the network (by default the shipped DMC Q-network) decides.
+* **Bidding, trump, discards**: the network (by default ``dmc``, the first release's DMC Q-network,
+  which the figures in the README were measured with) decides.
   Solving a deal with open cards values a contract as if the bidder could see every hand; it
   bids and declares far too boldly (PIMC's weak spot), while the network learnt from results.
 * **Card play**: for each decision, ``samples`` deals are drawn from the model of the hidden
@@ -33,7 +34,7 @@ import torch
 from nets import load_checkpoint, resolve_device
 from smear_env import DealSampler, Phase, SeatView
 
-from .neural import SHIPPED, NeuralAgent
+from .neural import DMC, NeuralAgent
 from .pimc import PIMCAgent
 
 SHIPPED_BELIEFS = Path(__file__).parent / "weights" / "beliefs.pt"
@@ -49,7 +50,7 @@ class SearchAgent(PIMCAgent):
         self,
         samples: int = 20,
         seconds: float = 0.09,
-        net: str | Path = SHIPPED,
+        net: str | Path = DMC,
         beliefs: str | Path = SHIPPED_BELIEFS,
         blend: float = 0.5,
         net_tricks: int = 0,

@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from agents import load_agent
-from agents.neural import DISTILLED, SHIPPED, NeuralAgent
+from agents.neural import DMC, SHIPPED, NeuralAgent
 from nets import NetworkSpec, build_network, load_checkpoint, widen
 from smear_env import Game, Phase, Rules, observe, seat_view
 from train import beliefs, distill, dmc
@@ -20,7 +20,7 @@ FAST = "search:samples=3,seconds=10"  # every decision solves its 3 deals: the s
 
 def test_search_plays_a_whole_game_legally_and_plays_its_best_score():
     """Its choice is the best of its scores; outside the card play the scores are the network's values."""
-    agent, network = load_agent(FAST), NeuralAgent()
+    agent, network = load_agent(FAST), load_agent("dmc")  # its network by default
     agent.seed(0)
     game, judged, step = Game(Rules(), 3), {Phase.PLAY: 0, "other": 0}, 0
     while not game.game_over:
@@ -58,13 +58,16 @@ def test_search_refuses_bad_options():
 def test_beliefs_trains_and_measures_against_the_uniform_sampler(tmp_path, capsys):
     out = tmp_path / "beliefs.pt"
     args = ["--out", str(out), "--minutes", "0.05", "--games", "64", "--hidden", "32", "--held-out", "40",
-            "--sampler-draws", "20"]  # fmt: skip
+            "--sampler-draws", "20", "--player", "dmc"]  # fmt: skip
+    with pytest.raises(SystemExit):
+        beliefs.main([*args[:-1], "heuristic"])  # the games' player must be a network
+    assert "a network is needed" in capsys.readouterr().err and not out.exists()
     assert beliefs.main(args) == 0
     assert load_checkpoint(out).network.kind == "beliefs"
     report = json.loads(out.with_suffix(".json").read_text())
     assert report["positions"] == 40 and report["hidden_cards"] > 40 * 10
     assert 0 < report["log_loss_model"] < 5 and 0 < report["log_loss_uniform_sampler"] < 5
-    assert 0 <= report["expected_calibration_error"] <= 1
+    assert 0 <= report["expected_calibration_error"] <= 1 and report["player"] == "dmc"
     with pytest.raises(SystemExit):
         beliefs.main(args)  # never over a model that exists
     assert "--force" in capsys.readouterr().err
@@ -157,9 +160,10 @@ def test_widen_computes_the_same_values_and_its_copies_learn_apart():
         widen(build_network(NetworkSpec("actor_critic", (8,))), NetworkSpec("actor_critic", (8,)), (16,))
 
 
-def test_distilled_is_a_network_under_the_shipped_rules_that_plays_its_own_cards():
-    distilled, shipped = load_agent("distilled"), NeuralAgent()
-    assert distilled.batched and load_checkpoint(DISTILLED).rules == load_checkpoint(SHIPPED).rules
+def test_the_shipped_network_is_the_distilled_one_and_plays_other_cards_than_dmc():
+    distilled, first = NeuralAgent(), load_agent("dmc")
+    assert distilled.batched and first.batched and load_checkpoint(DMC).rules == load_checkpoint(SHIPPED).rules
+    assert json.loads(SHIPPED.with_suffix(".json").read_text())["commands"]  # how it was made, beside it
     differ = 0
     for seed in range(3):
         game = Game(Rules(), seed)
@@ -168,6 +172,6 @@ def test_distilled_is_a_network_under_the_shipped_rules_that_plays_its_own_cards
             obs, mask, view = observe(game, seat), game.action_mask(), seat_view(game, seat)
             action = distilled.act(obs, mask, view)
             assert action in game.legal_actions()
-            differ += action != shipped.act(obs, mask, view)
+            differ += action != first.act(obs, mask, view)
             game.step(action)
     assert differ > 0  # it learnt something: some of its choices are not the shipped network's

@@ -5,8 +5,9 @@
 From one seat's observation the network predicts, for every card the seat cannot see, where it
 lies: the seat's left, its partner, its right, or out of play (the kitty cards nobody picked up,
 another bidder's discards). It learns from positions streamed from the batched engine, at every
-decision of the seat to act, in games where each team is played by the shipped ``neural`` agent
-or the ``heuristic`` player (a little epsilon-greedy noise keeps the positions varied).
+decision of the seat to act, in games where each team is played by a network (``--player``, the
+shipped ``neural`` by default) or the ``heuristic`` player (a little epsilon-greedy noise keeps
+the positions varied).
 
 The measure, on held-out positions of the same kind of games, next to the uniform consistent
 sampler (``smear_env.DealSampler``, every deal consistent with the view equally likely; its
@@ -27,8 +28,8 @@ import torch
 import torch.nn.functional as F  # noqa: N812
 
 from agents import load_agent
-from agents.neural import SHIPPED
-from nets import NetworkSpec, build_network, load_checkpoint, save_checkpoint
+from agents.neural import NeuralAgent
+from nets import NetworkSpec, build_network, save_checkpoint
 from smear_env import DealSampler, Rules, SmearVectorEnv, seat_view
 from smear_env import vector_kernels as K  # noqa: N812 - the batch's state columns
 from smear_env.files import atomic_write
@@ -57,13 +58,13 @@ def labels(venv: SmearVectorEnv, seats: np.ndarray) -> np.ndarray:
 
 
 class Positions:
-    """Positions of games between the shipped network and the heuristic player, batch by batch."""
+    """Positions of games between a network (``player``) and the heuristic player, batch by batch."""
 
-    def __init__(self, games: int, seed: int, rules: Rules, epsilon: float = 0.05) -> None:
+    def __init__(self, games: int, seed: int, rules: Rules, player: NeuralAgent, epsilon: float = 0.05) -> None:
         self.venv = SmearVectorEnv(games, seed=seed, reward="margin", copy=False, **rules.to_dict())
         self.obs, self.info = self.venv.reset()
         self.rng = np.random.default_rng(seed)
-        self.neural, self.heuristic = load_agent("neural:device=cpu,any_rules=true"), load_agent("heuristic")
+        self.neural, self.heuristic = player, load_agent("heuristic")
         self.team_plays_neural = self.rng.random((games, 2)) < 0.7
         self.epsilon = epsilon
 
@@ -86,9 +87,9 @@ class Positions:
         return obs, y, seat
 
 
-def held_out(positions: int, seed: int, rules: Rules, draws: int) -> dict[str, np.ndarray]:
+def held_out(positions: int, seed: int, rules: Rules, draws: int, player: NeuralAgent) -> dict[str, np.ndarray]:
     """Held-out positions with their labels and the uniform sampler's estimated probabilities."""
-    stream = Positions(256, seed, rules)
+    stream = Positions(256, seed, rules, player)
     rng = np.random.default_rng(seed)
     obs, y, uniform = [], [], []
     while sum(len(o) for o in obs) < positions:
@@ -157,19 +158,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--learning-rate", type=float, default=1e-3)
     parser.add_argument("--held-out", type=int, default=4000, help="held-out positions for the measure")
     parser.add_argument("--sampler-draws", type=int, default=300, help="deals per held-out position for the uniform sampler")
+    parser.add_argument("--player", default="neural", help="the network that plays one team in most games: a neural agent spec")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--force", action="store_true", help="overwrite --out if it exists")
     args = parser.parse_args(argv)
     out = Path(args.out)
     if out.exists() and not args.force:
         parser.error(f"{out} exists: give --force to overwrite it")
-    rules = load_checkpoint(SHIPPED).rules
+    try:
+        player = load_agent(args.player)
+    except ValueError as e:
+        parser.error(f"--player {args.player}: {e}")
+    if not isinstance(player, NeuralAgent):
+        parser.error(f"--player {args.player}: a network is needed (neural, dmc, neural:PATH)")
+    rules = player.rules
     seed_everything(args.seed)
     torch.set_num_threads(2)
     spec = NetworkSpec("beliefs", tuple(args.hidden))
     model = build_network(spec)
     optimizer = torch.optim.Adam(model.parameters(), lr=args.learning_rate)
-    stream = Positions(args.games, args.seed, rules)
+    stream = Positions(args.games, args.seed, rules, player)
     started, steps, seen, losses = time.time(), 0, 0, []
     while time.time() - started < 60 * args.minutes:
         obs, y, _ = stream.next()
@@ -187,9 +195,9 @@ def main(argv: list[str] | None = None) -> int:
     model.eval()
     save_checkpoint(out, spec, rules, model.state_dict(), positions=seen, minutes=args.minutes)
     print(f"wrote {out} ({seen:,} training positions)", flush=True)
-    data = held_out(args.held_out, args.seed + 1_000_003, rules, args.sampler_draws)
+    data = held_out(args.held_out, args.seed + 1_000_003, rules, args.sampler_draws, player)
     report = measure(model, data)
-    report.update(training_positions=seen, minutes=args.minutes, sampler_draws=args.sampler_draws)
+    report.update(training_positions=seen, minutes=args.minutes, sampler_draws=args.sampler_draws, player=args.player)
     atomic_write(out.with_suffix(".json"), lambda f: json.dump(report, f, indent=2))
     print(json.dumps({k: v for k, v in report.items() if k != "calibration_bins"}, indent=2))
     print(

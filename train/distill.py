@@ -25,7 +25,9 @@ or continue with self-play (``python -m train.dmc --init OUT/checkpoint.pt ...``
 with ``--init`` the last student); the held-out positions are drawn from the first folder only
 (``OUT``'s own), since an earlier round's may have trained the start network. ``--hidden 512,512``
 fits a wider student than the start network, started from the start's own function
-(``nets.widen``, Net2Net's wider operator).
+(``nets.widen``, Net2Net's wider operator). Expert iteration: ``--teacher
+search:net=STUDENT,samples=40,seconds=0.2`` with ``--init STUDENT`` searches over the last
+student's own values, so that each round's teacher is stronger (README "Distillation").
 """
 
 from __future__ import annotations
