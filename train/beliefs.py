@@ -30,7 +30,7 @@ import torch.nn.functional as F  # noqa: N812
 from agents import load_agent
 from agents.neural import NeuralAgent
 from nets import NetworkSpec, build_network, save_checkpoint
-from smear_env import DealSampler, Rules, SmearVectorEnv, seat_view
+from smear_env import DealSampler, SmearVectorEnv, seat_view
 from smear_env import vector_kernels as K  # noqa: N812 - the batch's state columns
 from smear_env.files import atomic_write
 
@@ -60,8 +60,8 @@ def labels(venv: SmearVectorEnv, seats: np.ndarray) -> np.ndarray:
 class Positions:
     """Positions of games between a network (``player``) and the heuristic player, batch by batch."""
 
-    def __init__(self, games: int, seed: int, rules: Rules, player: NeuralAgent, epsilon: float = 0.05) -> None:
-        self.venv = SmearVectorEnv(games, seed=seed, reward="margin", copy=False, **rules.to_dict())
+    def __init__(self, games: int, seed: int, player: NeuralAgent, epsilon: float = 0.05) -> None:
+        self.venv = SmearVectorEnv(games, seed=seed, reward="margin", copy=False, **player.rules.to_dict())
         self.obs, self.info = self.venv.reset()
         self.rng = np.random.default_rng(seed)
         self.neural, self.heuristic = player, load_agent("heuristic")
@@ -87,9 +87,9 @@ class Positions:
         return obs, y, seat
 
 
-def held_out(positions: int, seed: int, rules: Rules, draws: int, player: NeuralAgent) -> dict[str, np.ndarray]:
+def held_out(positions: int, seed: int, draws: int, player: NeuralAgent) -> dict[str, np.ndarray]:
     """Held-out positions with their labels and the uniform sampler's estimated probabilities."""
-    stream = Positions(256, seed, rules, player)
+    stream = Positions(256, seed, player)
     rng = np.random.default_rng(seed)
     obs, y, uniform = [], [], []
     while sum(len(o) for o in obs) < positions:
@@ -177,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
     spec = NetworkSpec("beliefs", tuple(args.hidden))
     model = build_network(spec)
     optimizer = torch.optim.Adam(model.parameters(), lr=args.learning_rate)
-    stream = Positions(args.games, args.seed, rules, player)
+    stream = Positions(args.games, args.seed, player)
     started, steps, seen, losses = time.time(), 0, 0, []
     while time.time() - started < 60 * args.minutes:
         obs, y, _ = stream.next()
@@ -195,7 +195,7 @@ def main(argv: list[str] | None = None) -> int:
     model.eval()
     save_checkpoint(out, spec, rules, model.state_dict(), positions=seen, minutes=args.minutes)
     print(f"wrote {out} ({seen:,} training positions)", flush=True)
-    data = held_out(args.held_out, args.seed + 1_000_003, rules, args.sampler_draws, player)
+    data = held_out(args.held_out, args.seed + 1_000_003, args.sampler_draws, player)
     report = measure(model, data)
     report.update(training_positions=seen, minutes=args.minutes, sampler_draws=args.sampler_draws, player=args.player)
     atomic_write(out.with_suffix(".json"), lambda f: json.dump(report, f, indent=2))

@@ -111,6 +111,13 @@ def load_positions(folders: list[Path]) -> dict[str, np.ndarray]:
     return {k: np.concatenate([p[k] for p in parts]) for k in ("obs", "mask", "target", "phase")}
 
 
+def as_tensors(data: dict[str, np.ndarray]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Positions as the fit and ``teacher_loss`` take them: observations (float32), the teacher's values
+    (0 where unjudged), legal actions."""
+    obs = torch.from_numpy(data["obs"].astype(np.float32, copy=False))
+    return obs, torch.from_numpy(np.nan_to_num(data["target"], nan=0.0)), torch.from_numpy(data["mask"])
+
+
 def teacher_loss(
     values: torch.Tensor, goal: torch.Tensor, legal: torch.Tensor, temperature: float, value_weight: float
 ) -> torch.Tensor:
@@ -152,9 +159,7 @@ def fit(
     order = rng.permutation(own)
     cut = int(own * held_out)
     test, train = order[:cut], np.concatenate([order[cut:], np.arange(own, n)])
-    obs = torch.from_numpy(data["obs"].astype(np.float32, copy=False))
-    legal = torch.from_numpy(data["mask"])
-    target = torch.from_numpy(np.nan_to_num(data["target"], nan=0.0))
+    obs, target, legal = as_tensors(data)
     judged = np.where(data["mask"][test], data["target"][test], -np.inf)
     teacher_best = judged.argmax(axis=1)
     play = data["phase"][test] == int(Phase.PLAY)

@@ -32,7 +32,7 @@ from smear_env import OBS_DIM
 
 from .actors import ActorSettings, InProcess, LocalActors
 from .config import RunConfig, Sizes, Start, main_of
-from .distill import TEMPERATURE, VALUE_WEIGHT, load_positions, teacher_loss
+from .distill import TEMPERATURE, VALUE_WEIGHT, as_tensors, load_positions, teacher_loss
 from .opponents import load_opponents
 from .run import Run, restore_rng_state, rng_state, seed_everything
 
@@ -119,9 +119,7 @@ def teacher_batches(folder: str) -> Callable[[np.random.Generator, int, torch.de
         raise ValueError(f"config teacher_positions={folder!r}: {e}") from None
     if data["obs"].shape[1] != OBS_DIM:
         raise ValueError(f"config teacher_positions={folder!r}: observations of {data['obs'].shape[1]} values, not {OBS_DIM}")
-    obs = torch.from_numpy(data["obs"].astype(np.float32, copy=False))
-    goal = torch.from_numpy(np.nan_to_num(data["target"], nan=0.0))
-    legal = torch.from_numpy(data["mask"])
+    obs, goal, legal = as_tensors(data)
 
     def batch(rng: np.random.Generator, n: int, device: torch.device) -> tuple[torch.Tensor, ...]:
         rows = torch.from_numpy(rng.integers(len(obs), size=n))
