@@ -51,11 +51,13 @@ Mix = Annotated[
 """An opponent mix: agent specs (or ``self``, ``pool``) and their weights."""
 
 
-def _sizes_from_strings(items: list[str]) -> tuple[int, ...]:
+def parse_sizes(value: object, name: str = "hidden") -> tuple[int, ...]:
+    """Layer sizes from ``"256,256"``, ``["256", "256"]`` or ``[256, 256]``; a ValueError naming ``name`` otherwise."""
+    parts = value if isinstance(value, (list, tuple)) else [value]
     try:
-        return tuple(int(x) for item in items for x in item.split(",") if x)
+        return tuple(int(x) for part in parts for x in str(part).split(",") if x.strip())
     except ValueError:
-        raise ValueError(f"{' '.join(items)!r}: layer sizes as numbers, e.g. 256 256 (or 256,256)") from None
+        raise ValueError(f"{name} {value!r}: layer sizes as numbers, e.g. 256,256 (or 256 256)") from None
 
 
 Sizes = Annotated[
@@ -63,7 +65,7 @@ Sizes = Annotated[
     PrimitiveConstructorSpec(
         nargs="*",
         metavar="INT [INT ...]",
-        instance_from_str=_sizes_from_strings,
+        instance_from_str=parse_sizes,
         is_instance=lambda value: isinstance(value, tuple),
         str_from_instance=lambda sizes: [str(s) for s in sizes],
     ),
@@ -197,11 +199,7 @@ def from_mapping(cls: type[C], values: dict[str, Any]) -> C:
         raise ValueError(f"config rules={rules!r}: a mapping of rule settings, e.g. {{kitty_size: 2}}")
     values["rules"] = Rules.from_dict({**rules, **legacy})
     if isinstance(values.get("hidden"), (list, str)):
-        hidden = values["hidden"]
-        try:
-            values["hidden"] = tuple(int(h) for h in (hidden.split(",") if isinstance(hidden, str) else hidden))
-        except (TypeError, ValueError):
-            raise ValueError(f"config hidden={hidden!r}: layer sizes, e.g. [256, 256]") from None
+        values["hidden"] = parse_sizes(values["hidden"], "config hidden")
     return cls(**values)
 
 

@@ -51,6 +51,7 @@ from nets import load_checkpoint, masked_argmax, save_checkpoint, widen
 from smear_env import NUM_ACTIONS, Phase, Rules, SmearVectorEnv, seat_view
 from smear_env.files import atomic_write
 
+from .config import parse_sizes
 from .run import seed_everything
 
 UNJUDGED = np.float32(np.nan)  # an illegal action's target
@@ -207,14 +208,6 @@ def fit(
     }
 
 
-def parse_hidden(text: str) -> tuple[int, ...]:
-    """``--hidden 512,512`` as layer sizes."""
-    try:
-        return tuple(int(h) for h in text.split(","))
-    except ValueError:
-        raise ValueError(f"--hidden {text!r}: layer sizes separated by commas, e.g. 512,512") from None
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m train.distill", description=__doc__.splitlines()[0])
     parser.add_argument("--out", required=True, help="output folder: positions/, checkpoint.pt, distill.json")
@@ -258,7 +251,7 @@ def main(argv: list[str] | None = None) -> int:
         start = load_checkpoint(args.init)
         if start.network.kind != "q":
             raise ValueError(f"--init {args.init}: a q network (DMC) is needed, not {start.network.kind!r}")
-        hidden = start.network.hidden if args.hidden is None else parse_hidden(args.hidden)
+        hidden = start.network.hidden if args.hidden is None else parse_sizes(args.hidden, "--hidden")
         student, student_spec = widen(start.build("cpu"), start.network, hidden, seed=args.seed)
         if not 0 < args.label_rate <= 1 or not 0 < args.held_out < 1:
             raise ValueError(f"--label-rate {args.label_rate} must be in (0, 1] and --held-out {args.held_out} in (0, 1)")
