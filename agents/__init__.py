@@ -27,7 +27,16 @@ register(
 register(
     "search",
     "agents.search:SearchAgent",
-    options={"samples": int, "seconds": float, "net": str, "beliefs": str, "blend": float, "net_tricks": int, "device": str},
+    options={
+        "samples": int,
+        "seconds": float,
+        "net": str,
+        "beliefs": str,
+        "blend": float,
+        "net_tricks": int,
+        "rollouts": int,
+        "device": str,
+    },
     summary="the network for the contract, PIMC over deals from a learned model of the hidden cards for the play, blended",
 )
 

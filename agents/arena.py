@@ -11,6 +11,8 @@ from __future__ import annotations
 import importlib.util
 import math
 import multiprocessing
+import os
+import sys
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
@@ -140,6 +142,15 @@ def _count(result: DealSetResult, game: Game, swap: int, side: list[int], keep_r
         for record in game.records:
             record["agents"] = [("A", "B")[side[s]] for s in range(4)]
         result.records.extend(game.records)
+
+
+def _share_cores(threads: int) -> None:
+    """A worker's start: its numeric libraries (torch's intra-op pool) use ``threads`` threads, its
+    share of the machine, so that K workers do not run K times the cores' threads."""
+    for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[name] = str(threads)
+    if "torch" in sys.modules:  # imported already (by an agent module): tell it directly
+        sys.modules["torch"].set_num_threads(threads)
 
 
 def _play_chunk(specs: tuple[str, str], rules: Rules, seed: int, deal_sets: list[int], keep_records: bool) -> list[DealSetResult]:
@@ -273,7 +284,9 @@ def run_match(
                 progress(2 * len(part))
     else:
         # Spawned, not forked: a fork after torch or numba started their threads can deadlock the children.
-        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        threads = max(1, (os.cpu_count() or 1) // workers)
+        context = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(workers, mp_context=context, initializer=_share_cores, initargs=(threads,)) as pool:
             futures = [pool.submit(_play_chunk, (spec_a, spec_b), rules, seed, part, keep_records) for part in chunks]
             for future in futures:
                 played = future.result()

@@ -178,6 +178,31 @@ class SmearVectorEnv(VectorEnv):
             self._deal_pos[empty] = 0
         K.deal(games, self._deal_buf, self._deal_pos, self.g, self.m)
 
+    def deal_hands(
+        self, decks: np.ndarray, dealer: int | np.ndarray, scores: tuple[int, int] | np.ndarray = (0, 0)
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        """Start a new hand in every game from chosen cards: ``decks`` is ``[B, 32]``, each row a
+        permutation of the 32 cards in the layout of a deal (six cards a seat in seat order, then the
+        kitty in its order, R4); ``dealer`` and ``scores`` (team 0, team 1) the same for all games or
+        one per game. Returns ``obs, info`` as :meth:`reset`. For searches that play positions out
+        from sampled deals (``agents.rollouts``): step the hand's actions so far, then play on. The
+        games' later hands are dealt from their own streams as usual."""
+        if not self._ready:
+            raise RuntimeError("call reset() before deal_hands()")
+        n = self.num_envs
+        decks = np.asarray(decks)
+        if decks.shape != (n, 32) or decks.dtype.kind not in "iu" or not (np.sort(decks, axis=1) == np.arange(32)).all():
+            raise ValueError(f"decks must be {n} rows, each the 32 cards 0-31 in some order, got {decks.dtype} {decks.shape}")
+        dealers = np.broadcast_to(np.asarray(dealer, dtype=np.int64), (n,))
+        if dealers.min() < 0 or dealers.max() > 3:
+            raise ValueError(f"dealer must be a seat 0-3, got {dealer!r}")
+        self.scores[:] = np.broadcast_to(np.asarray(scores, dtype=np.int64), (n, 2))
+        self.dealer[:] = dealers
+        K.deal(np.arange(n), decks.astype(np.int8)[:, None, :], np.zeros(n, dtype=np.int64), self.g, self.m)
+        obs, self._mask = self._observe()
+        self._seat = self.to_act.astype(np.int64)
+        return obs, {"action_mask": self._mask, "seat": self._seat, "hand_over": np.zeros(n, dtype=bool)}
+
     # ------------------------------------------------------------------ step
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """One action per game for the seat to act; raises before changing anything if any is illegal."""

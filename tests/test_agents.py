@@ -196,3 +196,21 @@ def test_result_files_are_readable_by_others(tmp_path):
         os.umask(old)
     for path in (out, rec, plot):
         assert stat.S_IMODE(path.stat().st_mode) == 0o644, path
+
+
+def _torch_threads() -> int:
+    import torch
+
+    return torch.get_num_threads()
+
+
+def test_match_workers_share_the_cores_between_them():
+    """K workers each run torch on their share of the cores, not K times the machine's threads."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    from agents.arena import _share_cores
+
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(2, mp_context=context, initializer=_share_cores, initargs=(1,)) as pool:
+        assert [pool.submit(_torch_threads).result() for _ in range(2)] == [1, 1]

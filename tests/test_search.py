@@ -11,8 +11,9 @@ import torch
 
 from agents import load_agent
 from agents.neural import DMC, SHIPPED, NeuralAgent
+from agents.rollouts import CONTRACT_PHASES, Rollouts, deal_of
 from nets import NetworkSpec, build_network, load_checkpoint, widen
-from smear_env import Game, Phase, Rules, observe, seat_view
+from smear_env import NUM_ACTIONS, OBS_DIM, DealSampler, Game, Phase, Rules, SmearVectorEnv, observe, seat_view
 from train import beliefs, distill, dmc
 
 FAST = "search:samples=3,seconds=10"  # every decision solves its 3 deals: the same choice each time
@@ -121,6 +122,30 @@ def test_distill_labels_positions_with_the_teachers_scores_and_fits_a_playable_n
     assert "teacher_loss" in log and "q_loss" in log
 
 
+def test_distill_keeps_a_student_that_learnt_the_contracts_when_the_card_play_was_already_the_teachers():
+    """The kept student is the one with the lowest regret over all held-out decisions: a teacher whose
+    card play is the start's own (a rollout teacher of the contracts) still teaches."""
+    torch.manual_seed(0)
+    rng = np.random.default_rng(0)
+    network = build_network(NetworkSpec("q", (32,)))
+    n = 2000
+    obs = rng.random((n, OBS_DIM), dtype=np.float32)
+    mask = np.zeros((n, NUM_ACTIONS), dtype=bool)
+    mask[:, :4] = True
+    phase = np.where(np.arange(n) % 2 == 0, int(Phase.PLAY), int(Phase.TRUMP)).astype(np.int8)
+    with torch.no_grad():
+        target = network(torch.from_numpy(obs)).numpy().copy()  # the card play: the start's own values
+    contract = phase == int(Phase.TRUMP)
+    worst = target[contract, :4].argmin(axis=1)  # the contracts: the teacher prefers the start's worst action
+    target[contract, :4] = np.eye(4, dtype=np.float32)[worst]
+    target[~mask] = np.nan
+    data = {"obs": obs, "mask": mask, "target": target.astype(np.float32), "phase": phase}
+    _, report = distill.fit(data, network, seconds=3, held_out=0.2, learning_rate=1e-3, batch=128, seed=0, check_every=20)
+    assert report["start_regret_play"] == 0 and report["start_regret_other"] == 1
+    assert report["kept_step"] > 0 and report["student_regret"] < report["start_regret"]
+    assert report["student_regret_other"] < report["start_regret_other"]
+
+
 def test_teacher_loss_is_least_where_the_values_are_the_teachers_and_ignores_illegal_actions():
     goal = torch.tensor([[0.3, -0.1, 0.25, 0.0], [1.0, 2.0, 0.0, 0.0]])
     legal = torch.tensor([[True, True, True, False], [True, True, False, False]])
@@ -175,3 +200,97 @@ def test_the_shipped_network_is_the_distilled_one_and_plays_other_cards_than_dmc
             differ += action != first.act(obs, mask, view)
             game.step(action)
     assert differ > 0  # it learnt something: some of its choices are not the shipped network's
+
+
+def contract_decisions(rules: Rules, seed: int, count: int):
+    """(game, view) at the first ``count`` contract decisions with a choice of games played by ``random``."""
+    rng, found = np.random.default_rng(seed), []
+    game = Game(rules, seed)
+    while len(found) < count:
+        if game.game_over:
+            game = Game(rules, int(rng.integers(1 << 30)))
+        view = seat_view(game, game.to_act)
+        if view.phase in CONTRACT_PHASES and len(view.legal_actions) > 1:
+            found.append((game.copy(), view))
+        game.step(int(rng.choice(game.legal_actions())))
+    return found
+
+
+@pytest.mark.parametrize("kitty_size", [0, 1, 2, 3])
+def test_rollouts_replay_the_hand_so_far_to_exactly_the_seats_position(kitty_size):
+    """A sampled deal of a contract decision, dealt on the batched engine and the hand's actions so far
+    replayed, is the seat's position: the same observation and legal actions, the seat's own cards
+    where they were, the sampled hidden cards where the sampler put them."""
+    rules = Rules(kitty_size=kitty_size)
+    rng = np.random.default_rng(kitty_size)
+    venv = SmearVectorEnv(1, seed=0, **rules.to_dict())
+    venv.reset()
+    phases = set()
+    for game, view in contract_decisions(rules, kitty_size, 60):
+        places = DealSampler(view).deal(rng)
+        deck, history = deal_of(view, places)
+        obs, info = venv.deal_hands(np.array([deck]), view.dealer, view.scores)
+        for action in history:
+            obs, _, _, _, info = venv.step(np.array([action]))
+        np.testing.assert_array_equal(obs[0], observe(game, view.seat))
+        np.testing.assert_array_equal(info["action_mask"][0], game.action_mask())
+        replayed = seat_view(venv.game(0), view.seat)
+        assert replayed.hand == view.hand and replayed.bids == view.bids and replayed.discards == view.discards
+        others = [s for s in range(4) if s != view.seat]
+        assert [sorted(venv.game(0).holding[s]) for s in others] == [sorted(p) for p in places[:3]]
+        phases.add(view.phase)
+    assert phases == ({Phase.BID, Phase.TRUMP} if kitty_size == 0 else set(CONTRACT_PHASES))
+
+
+def test_rollout_values_are_the_hands_the_network_plays_out_in_the_single_engine():
+    """Each action's value is the mean hand margin (R13, R14) for the acting team over the deals, every
+    seat played by the network from its own observation: here recomputed deal by deal on the
+    reference engine."""
+    policy = NeuralAgent(SHIPPED, device="cpu")
+    rollouts = Rollouts(policy, deals=3)
+    for _game, view in contract_decisions(policy.rules, 11, 8):
+        sampler, legal = DealSampler(view), list(view.legal_actions)
+        values = rollouts.values(view, sampler, legal, np.random.default_rng(5))
+        assert sorted(values) == legal
+        deals = [deal_of(view, sampler.deal(rng)) for rng in [np.random.default_rng(5)] for _ in range(3)]
+        for action in legal:
+            margins = []
+            for deck, history in deals:
+                played = Game.at_hand(policy.rules, view.dealer, [deck[6 * s : 6 * s + 6] for s in range(4)], deck[24:],
+                                      view.scores, rng=0)  # fmt: skip
+                for a in [*history, action]:
+                    played.step(a)
+                while not played.records:
+                    played.step(policy.act(observe(played, played.to_act), played.action_mask(), None))
+                change = [played.scores[t] - view.scores[t] for t in (0, 1)]
+                margins.append(change[view.team] - change[1 - view.team])
+            assert values[action] == pytest.approx(np.mean(margins))
+
+
+def test_search_with_rollouts_values_trump_and_discards_by_them_and_plays_the_best():
+    """With ``rollouts`` a trump or a discard is the blend of the rollout values and the network's;
+    the bids stay the network's."""
+    agent = load_agent("search:rollouts=4,blend=0.5")
+    network = load_agent("dmc")
+    differs, phases = 0, set()
+    for game, view in contract_decisions(network.rules, 2, 24):
+        obs, mask = observe(game, view.seat), game.action_mask()
+        agent.seed(1)
+        scores = agent.scores(obs, mask, view)
+        q = network.values(obs[None])[0]
+        if view.phase == Phase.BID:
+            expected = {a: float(q[a]) for a in view.legal_actions}
+        else:
+            rollout = Rollouts(network, 4).values(
+                view, agent._sampler(view, obs), list(view.legal_actions), np.random.default_rng(1)
+            )
+            expected = {a: (rollout[a] + 0.5 * float(q[a])) / 1.5 for a in view.legal_actions}
+        assert scores == pytest.approx(expected)
+        agent.seed(1)
+        chosen = agent.act(obs, mask, view)
+        assert scores[chosen] == pytest.approx(max(scores.values()))
+        differs += chosen != network.act(obs, mask, view)
+        phases.add(view.phase)
+    assert differs > 0 and phases == set(CONTRACT_PHASES)  # the rollouts overrule the network somewhere
+    with pytest.raises(ValueError, match="rollouts"):
+        load_agent("search:rollouts=-1")

@@ -248,3 +248,57 @@ def test_vector_env_is_a_gymnasium_vector_env():
         assert rewards.min() >= -1 and rewards.max() <= 1
     wrapped.close()
     assert venv.closed
+
+
+@pytest.mark.parametrize("settings", SETTINGS, ids=lambda s: ",".join(f"{k}={v}" for k, v in s.items()) or "default")
+def test_r4_chosen_deals_play_as_the_single_engine_dealt_them(settings):
+    """``deal_hands``: games started from given decks, dealers and scores are, step by step to the end
+    of the hand, the single-game engine's games at the same deals (``Game.at_hand``)."""
+    n = 16
+    rules = Rules(**settings)
+    venv = SmearVectorEnv(n, seed=5, reward="margin", **settings)
+    venv.reset()
+    rng = np.random.default_rng(3)
+    for _ in range(4):  # a few rounds: the games are mid-game, mid-hand when dealt anew
+        for _ in range(int(rng.integers(0, 30))):
+            venv.step(venv.sample_actions(rng))
+        decks = np.stack([rng.permutation(32) for _ in range(n)])
+        dealers = rng.integers(0, 4, n)
+        scores = rng.integers(-5, 14, (n, 2))
+        obs, info = venv.deal_hands(decks, dealers, scores)
+        games = [Game.at_hand(rules, int(d), [list(map(int, deck[6 * s : 6 * s + 6])) for s in range(4)],
+                              list(map(int, deck[24:])), tuple(map(int, sc)), rng=0)
+                 for deck, d, sc in zip(decks, dealers, scores, strict=True)]  # fmt: skip
+        playing = np.ones(n, dtype=bool)
+        while playing.any():
+            for i in np.flatnonzero(playing).tolist():
+                game = games[i]
+                assert info["seat"][i] == game.to_act
+                np.testing.assert_array_equal(obs[i], observe(game, game.to_act))
+                np.testing.assert_array_equal(info["action_mask"][i], game.action_mask())
+            actions = venv.sample_actions(rng)
+            obs, rewards, _, _, info = venv.step(actions)
+            for i in np.flatnonzero(playing).tolist():
+                game, before = games[i], list(games[i].scores)
+                hands = len(game.records)
+                game.step(int(actions[i]))
+                if len(game.records) > hands:  # the hand ended: scored (R13-R15) or thrown in (R7)
+                    change = [game.scores[t] - before[t] for t in (0, 1)]
+                    assert rewards[i].tolist() == [change[s & 1] - change[1 - (s & 1)] for s in range(4)]
+                    assert info["hand_over"][i]
+                    playing[i] = False
+                else:
+                    assert not info["hand_over"][i]
+
+
+def test_deal_hands_refuses_what_is_not_a_deal():
+    venv = SmearVectorEnv(2, seed=0)
+    with pytest.raises(RuntimeError, match="reset"):
+        venv.deal_hands(np.stack([np.arange(32)] * 2), 0)
+    venv.reset()
+    with pytest.raises(ValueError, match="32 cards"):
+        venv.deal_hands(np.stack([np.arange(32), np.zeros(32, dtype=int)]), 0)
+    with pytest.raises(ValueError, match="2 rows"):
+        venv.deal_hands(np.arange(32)[None], 0)
+    with pytest.raises(ValueError, match="dealer"):
+        venv.deal_hands(np.stack([np.arange(32)] * 2), 4)

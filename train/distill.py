@@ -16,7 +16,7 @@
    error (which keeps the values in points). On held-out positions (``--held-out``) it measures
    the **regret**: the teacher's value of its best action less its value of the action the
    network plays, per decision, for the start network and the student; the student with the
-   lowest card-play regret seen is kept.
+   lowest regret over all held-out decisions seen is kept.
 
 ``OUT/checkpoint.pt`` is an ordinary ``q`` checkpoint: play it as ``neural:OUT/checkpoint.pt``,
 or continue with self-play (``python -m train.dmc --init OUT/checkpoint.pt ...``).
@@ -28,6 +28,9 @@ fits a wider student than the start network, started from the start's own functi
 (``nets.widen``, Net2Net's wider operator). Expert iteration: ``--teacher
 search:net=STUDENT,samples=40,seconds=0.2`` with ``--init STUDENT`` searches over the last
 student's own values, so that each round's teacher is stronger (README "Distillation").
+Contracts: ``--teacher search:net=STUDENT,rollouts=64,net_tricks=6 --label-rate 1`` values each
+trump and discard by playing the hand out with the student at every seat over 64 deals
+(``agents.rollouts``) and leaves the bids and the card play to the student's own values, which anchor them.
 """
 
 from __future__ import annotations
@@ -152,7 +155,8 @@ def fit(
     The measure, on held-out positions: the **regret**, the teacher's value of its best action less
     its value of the action the network plays, per decision (card play, and the rest), and how often
     the two choose alike. Every ``check_every`` steps it is measured and the weights with the lowest
-    card-play regret so far are kept (the start's included)."""
+    regret over all held-out decisions so far are kept (the start's included): a teacher's knowledge
+    may be in the card play (PIMC) or in the contracts (rollouts)."""
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     n = len(data["obs"])
@@ -172,6 +176,7 @@ def fit(
         regret = judged.max(axis=1) - judged[np.arange(len(test)), chosen]
         same = chosen == teacher_best
         return {
+            "regret": float(regret.mean()),
             "regret_play": float(regret[play].mean()),
             "regret_other": float(regret[~play].mean()),
             "agreement_play": float(same[play].mean()),
@@ -179,7 +184,7 @@ def fit(
         }
 
     before = measure()
-    kept, kept_regret, kept_step = copy.deepcopy(network.state_dict()), before["regret_play"], 0
+    kept, kept_regret, kept_step = copy.deepcopy(network.state_dict()), before["regret"], 0
     optimizer = torch.optim.Adam(network.parameters(), lr=learning_rate)
     started, steps = time.time(), 0
     while time.time() - started < seconds:
@@ -191,10 +196,10 @@ def fit(
         steps += 1
         if steps % check_every == 0 or time.time() - started >= seconds:
             now = measure()
-            if now["regret_play"] < kept_regret:
-                kept, kept_regret, kept_step = copy.deepcopy(network.state_dict()), now["regret_play"], steps
+            if now["regret"] < kept_regret:
+                kept, kept_regret, kept_step = copy.deepcopy(network.state_dict()), now["regret"], steps
             print(f"{time.time() - started:6.0f} s  {steps:,} steps  loss {loss.item():.3f}  held-out regret "
-                  f"{now['regret_play']:.4f} (play) {now['regret_other']:.4f} (other)", flush=True)  # fmt: skip
+                  f"{now['regret']:.4f} ({now['regret_play']:.4f} play, {now['regret_other']:.4f} other)", flush=True)  # fmt: skip
     network.load_state_dict(kept)
     network.eval()
     after = measure()

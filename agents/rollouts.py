@@ -1,0 +1,93 @@
+"""Contract decisions valued by playing the hand out: rollouts of a network policy over sampled deals.
+
+At a bid, a trump or a discard, the hidden cards are dealt (``smear_env.DealSampler``, from a
+learned model of the hidden cards or uniformly, always consistent with the seat's view), and
+for every legal action the rest of the hand is played on each deal by the network at every
+seat, each seat deciding from its own observation, as in a real game. An action's value is
+the mean over the deals of the hand's score margin for the acting team (the unit of a DMC
+network's values). Every action is played on the same deals, so their differences are not
+blurred by which deal each one drew.
+
+This is the policy-improvement step that double-dummy search cannot give the contracts: the
+play after the contract is the network's own imperfect-information play, not open-card
+play. The rollouts run in lockstep on the batched engine (``SmearVectorEnv.deal_hands``, then
+the hand's actions so far), one network call per step for every deal and action.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from smear_env import DealSampler, Phase, Rules, SeatView, SmearVectorEnv
+from smear_env.actions import DISCARD_BASE, TRUMP_BASE, bid_action
+from smear_env.cards import SUITS
+from smear_env.view import CARD_INDEX
+
+from .neural import NeuralAgent
+
+CONTRACT_PHASES = (Phase.BID, Phase.TRUMP, Phase.DISCARD)
+
+
+def deal_of(view: SeatView, places: list[list[int]]) -> tuple[list[int], list[int]]:
+    """The whole deal (a ``SmearVectorEnv.deal_hands`` deck: six cards a seat in seat order, then the
+    kitty) that the sampled hidden cards ``places`` (``DealSampler.deal``) complete at a contract
+    decision of ``view``, and the hand's actions so far (bids, trump, this seat's discards)."""
+    if view.phase not in CONTRACT_PHASES:
+        raise ValueError(f"deal_of: a contract decision (bid, trump, discard) is needed, not {view.phase.name}")
+    hands: list[list[int]] = [[], [], [], []]
+    others = [s for s in range(4) if s != view.seat]
+    for s, cards in zip(others, places[:3], strict=True):
+        hands[s] = list(cards)
+    held = [CARD_INDEX[c] for c in view.hand]
+    picked = [CARD_INDEX[c] for c in view.picked_up or ()]
+    discarded = [CARD_INDEX[c] for c in view.discards or ()]
+    hands[view.seat] = [c for c in held + discarded if c not in picked]
+    history = [bid_action(bid) for _, bid in view.bids]
+    if view.trump is not None:
+        history.append(TRUMP_BASE + SUITS.index(view.trump))
+    history += [DISCARD_BASE + c for c in discarded]
+    return [c for hand in hands for c in hand] + picked + list(places[4]), history
+
+
+class Rollouts:
+    """Values of a contract decision's legal actions by ``deals`` rollouts each of ``policy`` (see
+    the module docstring). Batched engines are kept between decisions, one per batch size."""
+
+    def __init__(self, policy: NeuralAgent, deals: int) -> None:
+        if deals < 1:
+            raise ValueError(f"rollouts={deals}: at least 1 deal per action")
+        self.policy, self.deals = policy, deals
+        self._envs: dict[int, SmearVectorEnv] = {}
+
+    def _env(self, games: int, rules: Rules) -> SmearVectorEnv:
+        env = self._envs.get(games)
+        if env is None or env.rules != rules:
+            env = SmearVectorEnv(games, seed=0, reward="margin", copy=False, **rules.to_dict())  # hands go on: no new game each
+            env.reset()
+            self._envs[games] = env
+        return env
+
+    def values(self, view: SeatView, sampler: DealSampler, legal: list[int], rng: np.random.Generator) -> dict[int, float]:
+        """Each legal action's mean hand margin for ``view``'s team over ``self.deals`` deals from ``sampler``."""
+        n, k = self.deals, len(legal)
+        decks: list[list[int]] = []
+        history: list[int] = []
+        for _ in range(n):
+            deck, history = deal_of(view, sampler.deal(rng))
+            decks.append(deck)
+        env = self._env(n * k, view.rules)
+        obs, info = env.deal_hands(np.tile(np.array(decks), (k, 1)), view.dealer, view.scores)
+        for action in history:
+            obs, _, _, _, info = env.step(np.full(n * k, action))
+        actions = np.repeat(np.array(legal, dtype=np.int64), n)  # action j on deals j*n .. j*n + n - 1
+        margin = np.zeros(n * k)
+        playing = np.ones(n * k, dtype=bool)
+        while True:
+            obs, rewards, _, _, info = env.step(actions)
+            ended = playing & info["hand_over"]  # scored, or thrown in (all passed: margin 0)
+            margin[ended] = rewards[ended, view.seat]
+            playing &= ~ended
+            if not playing.any():
+                break
+            actions = self.policy.act_batch(obs, info["action_mask"])
+        return {a: float(margin[j * n : (j + 1) * n].mean()) for j, a in enumerate(legal)}
