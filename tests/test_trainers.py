@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+import yaml
 
 from agents import load_agent
 from agents.neural import NeuralAgent
@@ -200,6 +201,10 @@ def test_bad_config_values_fail_before_anything_starts_and_leave_no_folder(tmp_p
         (["--eval-opponent", "nobody"], "not a built-in agent"),
         (["--teacher-positions", str(tmp_path / "none")], "teacher_positions="),
         (["--teacher-weight", "-1"], "teacher_weight=-1.0: must be 0 or more"),
+        (
+            ["--learn-phases", "trump", "trump"],
+            "learn_phases=('trump', 'trump'): one or more of bid, trump, discard, play, each once",
+        ),
     ]:
         assert exit_code(dmc.main, base + flags) == 2, flags
         assert message in unboxed(capsys.readouterr().err), flags
@@ -257,3 +262,24 @@ def test_every_shipped_config_file_makes_a_valid_config(path):
     config.validate()
     if getattr(config, "init", None):
         assert (CONFIGS.parent / config.init).is_file()
+
+
+def test_dmc_learns_from_the_decisions_of_the_phases_asked_only(tmp_path):
+    """``learn_phases``: the Monte-Carlo loss sees the decisions of those phases (read from the
+    observation's phase one-hot) and no others; a config file gives them as a YAML list."""
+    game, rows, phases = Game(Rules(), 1), [], []
+    while not game.game_over:
+        rows.append(observe(game, game.to_act))
+        phases.append(seat_view(game, game.to_act).phase)
+        game.step(game.legal_actions()[-1])
+    obs, phases = np.stack(rows), np.array(phases)
+    for asked, wanted in ((("trump", "discard"), [1, 2]), (("bid",), [0]), (("bid", "trump", "discard", "play"), [0, 1, 2, 3])):
+        assert (dmc.in_phases(obs, asked) == np.isin(phases, wanted)).all(), asked
+    assert 0 < dmc.in_phases(obs, ("trump", "discard")).sum() < len(obs)
+    config = tmp_path / "contracts.yaml"
+    config.write_text(f"runs_dir: {tmp_path}\nrun_name: contracts\nlearn_phases: [bid, trump, discard]\nnum_actors: 0\n"
+                      "total_steps: 3000\nwarmup: 50\nbatch_size: 32\nnum_envs: 16\nhidden: [16]\neval_every: 1000000\n")  # fmt: skip
+    assert dmc.main(["--config", str(config)]) == 0
+    log = (tmp_path / "contracts" / "train.log").read_text()
+    saved = yaml.safe_load((tmp_path / "contracts" / "config.yaml").read_text())
+    assert "q_loss" in log and saved["learn_phases"] == ["bid", "trump", "discard"]

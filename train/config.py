@@ -167,6 +167,8 @@ def check_types(config: Any) -> None:
                 setattr(config, f.name, float(value))
         elif hint is str:
             ok = isinstance(value, str)
+        elif origin is tuple and typing.get_origin(args[0]) is typing.Literal:
+            ok = isinstance(value, tuple) and all(v in typing.get_args(args[0]) for v in value)
         elif origin is tuple:
             ok = isinstance(value, tuple) and all(isinstance(v, args[0]) and not isinstance(v, bool) for v in value)
         elif origin is typing.Literal:
@@ -177,6 +179,8 @@ def check_types(config: Any) -> None:
             want = {bool: "true or false", int: "an int", float: "a number", str: "a string"}.get(hint, str(hint))
             if origin is typing.Literal:
                 want = f"one of {list(args)}"
+            elif origin is tuple and typing.get_origin(args[0]) is typing.Literal:
+                want = f"some of {list(typing.get_args(args[0]))}"
             raise ValueError(f"config {f.name}={value!r}: must be {want}")
 
 
@@ -200,6 +204,8 @@ def from_mapping(cls: type[C], values: dict[str, Any]) -> C:
     values["rules"] = Rules.from_dict({**rules, **legacy})
     if isinstance(values.get("hidden"), (list, str)):
         values["hidden"] = parse_sizes(values["hidden"], "config hidden")
+    if isinstance(values.get("learn_phases"), list):
+        values["learn_phases"] = tuple(values["learn_phases"])
     return cls(**values)
 
 

@@ -29,12 +29,16 @@ import torch.nn.functional as F  # noqa: N812 - the usual alias
 from agents.arena import need_ray
 from nets import NetworkSpec, build_network, load_checkpoint, resolve_device
 from smear_env import OBS_DIM
+from smear_env.observer import OFFSETS
 
 from .actors import ActorSettings, InProcess, LocalActors
 from .config import RunConfig, Sizes, Start, main_of
 from .distill import TEMPERATURE, VALUE_WEIGHT, as_tensors, load_positions, teacher_loss
 from .opponents import load_opponents
 from .run import Run, restore_rng_state, rng_state, seed_everything
+
+PHASES = ("bid", "trump", "discard", "play")  # the observation's phase one-hot, in order
+PHASE_AT = OFFSETS["phase"]
 
 
 @dataclass
@@ -67,6 +71,8 @@ class Config(RunConfig):
     """a train.distill positions folder: every gradient step also fits a batch of them to the teacher's values, so that self-play keeps a distilled network's card play"""
     teacher_weight: float = 1.0
     """weight of that loss (train.distill's: cross-entropy to the teacher's soft policy plus 0.1 x squared error) beside the Monte-Carlo loss"""
+    learn_phases: tuple[Literal["bid", "trump", "discard", "play"], ...] = ("bid", "trump", "discard", "play")
+    """the decisions the Monte-Carlo loss fits (e.g. bid trump discard: the contracts learnt again under a distilled network's card play, which teacher_positions keeps)"""
 
     def validate(self) -> None:
         super().validate()
@@ -81,6 +87,8 @@ class Config(RunConfig):
             raise ValueError(f"config epsilon={self.epsilon}: must be in [0, 1]")
         if self.teacher_weight < 0:
             raise ValueError(f"config teacher_weight={self.teacher_weight}: must be 0 or more")
+        if not self.learn_phases or len(set(self.learn_phases)) < len(self.learn_phases):
+            raise ValueError(f"config learn_phases={self.learn_phases}: one or more of bid, trump, discard, play, each once")
         if self.backend == "ray" and self.num_actors < 1:
             raise ValueError(f"config num_actors={self.num_actors}: backend ray needs at least 1 actor")
 
@@ -109,6 +117,12 @@ class Replay:
         idx = rng.integers(len(self), size=n)
         batch = (torch.from_numpy(self.obs[idx]), torch.from_numpy(self.action[idx]), torch.from_numpy(self.ret[idx]))
         return tuple(t.to(device, non_blocking=True) for t in batch)
+
+
+def in_phases(obs: np.ndarray, phases: tuple[str, ...]) -> np.ndarray:
+    """Which rows of ``obs`` [n, OBS_DIM] are decisions of one of ``phases`` (names of the observation's phase one-hot)."""
+    learned = np.array([name in phases for name in PHASES])
+    return obs[:, PHASE_AT : PHASE_AT + len(PHASES)].argmax(axis=1).choose(learned)
 
 
 def teacher_batches(folder: str) -> Callable[[np.random.Generator, int, torch.device], tuple[torch.Tensor, ...]]:
@@ -193,7 +207,11 @@ def train(config: Config, start: Start | None = None, report: Callable[[dict[str
                 steps = 0
                 replaced = actors.replaced
                 for block in actors.collect(wait=not learning or updates >= target_updates):
-                    replay.add(block.obs, block.actions, block.returns)
+                    if len(config.learn_phases) < len(PHASES):
+                        kept = in_phases(block.obs, config.learn_phases)
+                        replay.add(block.obs[kept], block.actions[kept], block.returns[kept])
+                    else:
+                        replay.add(block.obs, block.actions, block.returns)
                     steps += block.steps
                     finished.extend(block.finished)
                 if actors.replaced > replaced:
