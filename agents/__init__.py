@@ -35,6 +35,8 @@ register(
         "blend": float,
         "net_tricks": int,
         "rollouts": int,
+        "play_rollouts": int,
+        "mix": float,
         "device": str,
     },
     summary="the network for the contract, PIMC over deals from a learned model of the hidden cards for the play, blended",

@@ -1,17 +1,17 @@
-"""Contract decisions valued by playing the hand out: rollouts of a network policy over sampled deals.
+"""Decisions valued by playing the hand out: rollouts of a network policy over sampled deals.
 
-At a bid, a trump or a discard, the hidden cards are dealt (``smear_env.DealSampler``, from a
-learned model of the hidden cards or uniformly, always consistent with the seat's view), and
-for every legal action the rest of the hand is played on each deal by the network at every
+At a bid, a trump, a discard or a card, the hidden cards are dealt (``smear_env.DealSampler``,
+from a learned model of the hidden cards or uniformly, always consistent with the seat's view),
+and for every legal action the rest of the hand is played on each deal by the network at every
 seat, each seat deciding from its own observation, as in a real game. An action's value is
 the mean over the deals of the hand's score margin for the acting team (the unit of a DMC
 network's values). Every action is played on the same deals, so their differences are not
 blurred by which deal each one drew.
 
-This is the policy-improvement step that double-dummy search cannot give the contracts: the
-play after the contract is the network's own imperfect-information play, not open-card
-play. The rollouts run in lockstep on the batched engine (``SmearVectorEnv.deal_hands``, then
-the hand's actions so far), one network call per step for every deal and action.
+This is the policy-improvement step that double-dummy search cannot give: the play after the
+decision is the network's own imperfect-information play, not open-card play. The rollouts
+run in lockstep on the batched engine (``SmearVectorEnv.deal_hands``, then the hand's actions
+so far), one network call per step for every deal and action.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from smear_env import DealSampler, Phase, Rules, SeatView, SmearVectorEnv
-from smear_env.actions import DISCARD_BASE, TRUMP_BASE, bid_action
+from smear_env.actions import DISCARD_BASE, PLAY_BASE, TRUMP_BASE, bid_action
 from smear_env.cards import SUITS
 from smear_env.view import CARD_INDEX
 
@@ -28,29 +28,46 @@ from .neural import NeuralAgent
 CONTRACT_PHASES = (Phase.BID, Phase.TRUMP, Phase.DISCARD)
 
 
-def deal_of(view: SeatView, places: list[list[int]]) -> tuple[list[int], list[int]]:
+def deal_of(view: SeatView, places: list[list[int]], rng: np.random.Generator) -> tuple[list[int], list[int]]:
     """The whole deal (a ``SmearVectorEnv.deal_hands`` deck: six cards a seat in seat order, then the
-    kitty) that the sampled hidden cards ``places`` (``DealSampler.deal``) complete at a contract
-    decision of ``view``, and the hand's actions so far (bids, trump, this seat's discards)."""
-    if view.phase not in CONTRACT_PHASES:
-        raise ValueError(f"deal_of: a contract decision (bid, trump, discard) is needed, not {view.phase.name}")
+    kitty) that the sampled hidden cards ``places`` (``DealSampler.deal``) complete at a decision of
+    ``view`` (bid, trump, discard or play), and the hand's actions so far (bids, trump, discards, the
+    cards played), which replayed from that deal lead to ``view``'s position.
+
+    A seat was dealt the cards it holds and those it played. When another seat is the bidder, which
+    of its cards came from the kitty nobody else knows: ``rng`` draws ``kitty_size`` of them (with its
+    sampled discards) as the ones it picked up; the position is the same for every draw but for that
+    bidder's own memory of its pick-up."""
+    if view.phase not in (*CONTRACT_PHASES, Phase.PLAY):
+        raise ValueError(f"deal_of: a decision of the hand (bid, trump, discard, play) is needed, not {view.phase.name}")
     hands: list[list[int]] = [[], [], [], []]
     others = [s for s in range(4) if s != view.seat]
     for s, cards in zip(others, places[:3], strict=True):
         hands[s] = list(cards)
-    held = [CARD_INDEX[c] for c in view.hand]
-    picked = [CARD_INDEX[c] for c in view.picked_up or ()]
-    discarded = [CARD_INDEX[c] for c in view.discards or ()]
-    hands[view.seat] = [c for c in held + discarded if c not in picked]
+    hands[view.seat] = [CARD_INDEX[c] for c in view.hand]
+    plays = [(s, CARD_INDEX[c]) for s, c in [*(p for trick in view.tricks for p in trick.plays), *view.trick]]
+    for s, c in plays:
+        hands[s].append(c)
+    picked: list[int] = []
+    discarded: list[int] = []
+    if view.seat == view.bidder:
+        picked = [CARD_INDEX[c] for c in view.picked_up or ()]
+        discarded = [CARD_INDEX[c] for c in view.discards or ()]
+    elif view.phase == Phase.PLAY and view.bidder is not None and view.rules.kitty_size:
+        discarded = list(places[3])
+        held = hands[view.bidder] + discarded
+        picked = [held[i] for i in sorted(rng.choice(len(held), view.rules.kitty_size, replace=False).tolist())]
+    if view.bidder is not None:
+        hands[view.bidder] = [c for c in hands[view.bidder] + discarded if c not in picked]
     history = [bid_action(bid) for _, bid in view.bids]
     if view.trump is not None:
         history.append(TRUMP_BASE + SUITS.index(view.trump))
-    history += [DISCARD_BASE + c for c in discarded]
+    history += [DISCARD_BASE + c for c in discarded] + [PLAY_BASE + c for _, c in plays]
     return [c for hand in hands for c in hand] + picked + list(places[4]), history
 
 
 class Rollouts:
-    """Values of a contract decision's legal actions by ``deals`` rollouts each of ``policy`` (see
+    """Values of a decision's legal actions by ``deals`` rollouts each of ``policy`` (see
     the module docstring). Batched engines are kept between decisions, one per batch size."""
 
     def __init__(self, policy: NeuralAgent, deals: int) -> None:
@@ -70,15 +87,13 @@ class Rollouts:
     def values(self, view: SeatView, sampler: DealSampler, legal: list[int], rng: np.random.Generator) -> dict[int, float]:
         """Each legal action's mean hand margin for ``view``'s team over ``self.deals`` deals from ``sampler``."""
         n, k = self.deals, len(legal)
-        decks: list[list[int]] = []
-        history: list[int] = []
-        for _ in range(n):
-            deck, history = deal_of(view, sampler.deal(rng))
-            decks.append(deck)
+        deals = [deal_of(view, sampler.deal(rng), rng) for _ in range(n)]
+        decks = np.array([deck for deck, _ in deals])
+        histories = np.array([history for _, history in deals], dtype=np.int64).reshape(n, -1)  # another bidder's discards differ
         env = self._env(n * k, view.rules)
-        obs, info = env.deal_hands(np.tile(np.array(decks), (k, 1)), view.dealer, view.scores)
-        for action in history:
-            obs, _, _, _, info = env.step(np.full(n * k, action))
+        obs, info = env.deal_hands(np.tile(decks, (k, 1)), view.dealer, view.scores)
+        for actions in np.tile(histories, (k, 1)).T:
+            obs, _, _, _, info = env.step(actions)
         actions = np.repeat(np.array(legal, dtype=np.int64), n)  # action j on deals j*n .. j*n + n - 1
         margin = np.zeros(n * k)
         playing = np.ones(n * k, dtype=bool)

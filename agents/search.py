@@ -1,7 +1,7 @@
 """``search``: determinized search on top of the learned models: the network where double-dummy misleads,
 PIMC over deals drawn from a learned model of the hidden cards for the card play, the two blended.
 
-Spec: ``search[:samples=N,seconds=S,net=PATH,beliefs=PATH|uniform,blend=B,net_tricks=T,rollouts=R,device=D]``.
+Spec: ``search[:samples=N,seconds=S,net=PATH,beliefs=PATH|uniform,blend=B,net_tricks=T,rollouts=R,play_rollouts=P,mix=M,device=D]``.
 
 * **Bidding, trump, discards**: the network (by default ``dmc``, the first release's DMC Q-network,
   which the figures in the README were measured with) decides. Solving a deal with open cards
@@ -18,7 +18,12 @@ Spec: ``search[:samples=N,seconds=S,net=PATH,beliefs=PATH|uniform,blend=B,net_tr
   seat saw, the bids included), still exactly consistent with the view
   (``smear_env.DealSampler`` with weights); each is solved exactly by the double-dummy solver.
   A card's search value is its mean over the deals (the hand's score change, the acting team's
-  minus the other's).
+  minus the other's). With ``play_rollouts=P`` (default 0: off) each card is also valued by
+  ``P`` deals on which the network plays the hand out at every seat (``agents.rollouts``, as
+  for the trumps and discards); the search value is then ``(1 - mix)`` times the double-dummy
+  value plus ``mix`` times the rollouts' (``mix`` default 0.5; at 1 no deal is solved). The
+  rollouts measure what a card is worth against players who cannot see the cards; double-dummy
+  values assume they can.
 * **The blend**: the card played maximises ``(search value + blend * Q) / (1 + blend)`` where
   ``Q`` is the network's value of the card, in the same unit (DMC's target is the hand's score
   margin); ``scores`` gives these values for every legal action (``train.distill`` teaches them).
@@ -63,13 +68,21 @@ class SearchAgent(PIMCAgent):
         blend: float = 0.5,
         net_tricks: int = 0,
         rollouts: int = 0,
+        play_rollouts: int = 0,
+        mix: float = 0.5,
         device: str = "cpu",
     ) -> None:
         super().__init__(samples, seconds)
-        if blend < 0 or net_tricks < 0 or rollouts < 0:
-            raise ValueError(f"search: blend={blend}, net_tricks={net_tricks} and rollouts={rollouts} must be 0 or more")
+        if blend < 0 or net_tricks < 0 or rollouts < 0 or play_rollouts < 0:
+            raise ValueError(
+                f"search: blend={blend}, net_tricks={net_tricks}, rollouts={rollouts} and play_rollouts={play_rollouts} must be 0 or more"
+            )
+        if not 0 <= mix <= 1:
+            raise ValueError(f"search: mix={mix} must be in [0, 1] (the rollouts' share of a card's search value)")
         self.network = NeuralAgent(net, device)
         self.rollouts = Rollouts(self.network, rollouts) if rollouts else None
+        self.play_rollouts = Rollouts(self.network, play_rollouts) if play_rollouts and mix > 0 else None
+        self.mix = mix if self.play_rollouts else 0.0
         self.device = resolve_device(device)
         self.beliefs = None if str(beliefs) == "uniform" else load_checkpoint(beliefs, self.device).build(self.device)
         self.blend, self.net_tricks = blend, net_tricks
@@ -110,9 +123,14 @@ class SearchAgent(PIMCAgent):
         gc.disable()  # as PIMC: a full collection would eat the time budget
         try:
             if view.phase == Phase.PLAY:
-                totals = self._deal_values(observation, view, legal)
-                deals = max(1, self._last_deals)
-                value = {a: totals[a] / deals for a in legal}
+                value = dict.fromkeys(legal, 0.0)
+                if self.mix < 1:
+                    totals = self._deal_values(observation, view, legal)
+                    deals = max(1, self._last_deals)
+                    value = {a: (1 - self.mix) * totals[a] / deals for a in legal}
+                if self.play_rollouts is not None:
+                    rolled = self.play_rollouts.values(view, self._sampler(view, observation), legal, self.rng)
+                    value = {a: value[a] + self.mix * rolled[a] for a in legal}
             else:
                 assert self.rollouts is not None
                 value = self.rollouts.values(view, self._sampler(view, observation), legal, self.rng)

@@ -14,6 +14,7 @@ from agents.neural import DMC, SHIPPED, NeuralAgent
 from agents.rollouts import CONTRACT_PHASES, Rollouts, deal_of
 from nets import NetworkSpec, build_network, load_checkpoint, widen
 from smear_env import NUM_ACTIONS, OBS_DIM, DealSampler, Game, Phase, Rules, SmearVectorEnv, observe, seat_view
+from smear_env.cards import card_str
 from train import beliefs, distill, dmc
 
 FAST = "search:samples=3,seconds=10"  # every decision solves its 3 deals: the same choice each time
@@ -202,15 +203,15 @@ def test_the_shipped_network_is_the_distilled_one_and_plays_other_cards_than_dmc
     assert differ > 0  # it learnt something: some of its choices are not the shipped network's
 
 
-def contract_decisions(rules: Rules, seed: int, count: int):
-    """(game, view) at the first ``count`` contract decisions with a choice of games played by ``random``."""
+def decisions(rules: Rules, seed: int, count: int, phases=CONTRACT_PHASES):
+    """(game, view) at the first ``count`` decisions with a choice in ``phases`` of games played by ``random``."""
     rng, found = np.random.default_rng(seed), []
     game = Game(rules, seed)
     while len(found) < count:
         if game.game_over:
             game = Game(rules, int(rng.integers(1 << 30)))
         view = seat_view(game, game.to_act)
-        if view.phase in CONTRACT_PHASES and len(view.legal_actions) > 1:
+        if view.phase in phases and len(view.legal_actions) > 1:
             found.append((game.copy(), view))
         game.step(int(rng.choice(game.legal_actions())))
     return found
@@ -218,17 +219,18 @@ def contract_decisions(rules: Rules, seed: int, count: int):
 
 @pytest.mark.parametrize("kitty_size", [0, 1, 2, 3])
 def test_rollouts_replay_the_hand_so_far_to_exactly_the_seats_position(kitty_size):
-    """A sampled deal of a contract decision, dealt on the batched engine and the hand's actions so far
-    replayed, is the seat's position: the same observation and legal actions, the seat's own cards
-    where they were, the sampled hidden cards where the sampler put them."""
+    """A sampled deal of a decision (a contract or a card), dealt on the batched engine and the hand's
+    actions so far replayed, is the seat's position: the same observation and legal actions, the
+    seat's own cards where they were, the sampled hidden cards where the sampler put them (another
+    bidder's discards included)."""
     rules = Rules(kitty_size=kitty_size)
     rng = np.random.default_rng(kitty_size)
     venv = SmearVectorEnv(1, seed=0, **rules.to_dict())
     venv.reset()
     phases = set()
-    for game, view in contract_decisions(rules, kitty_size, 60):
+    for game, view in decisions(rules, kitty_size, 120, (*CONTRACT_PHASES, Phase.PLAY)):
         places = DealSampler(view).deal(rng)
-        deck, history = deal_of(view, places)
+        deck, history = deal_of(view, places, rng)
         obs, info = venv.deal_hands(np.array([deck]), view.dealer, view.scores)
         for action in history:
             obs, _, _, _, info = venv.step(np.array([action]))
@@ -238,21 +240,25 @@ def test_rollouts_replay_the_hand_so_far_to_exactly_the_seats_position(kitty_siz
         assert replayed.hand == view.hand and replayed.bids == view.bids and replayed.discards == view.discards
         others = [s for s in range(4) if s != view.seat]
         assert [sorted(venv.game(0).holding[s]) for s in others] == [sorted(p) for p in places[:3]]
+        if view.phase == Phase.PLAY and view.bidder != view.seat:
+            assert sorted(seat_view(venv.game(0), view.bidder).discards or ()) == sorted(card_str(c) for c in places[3])
         phases.add(view.phase)
-    assert phases == ({Phase.BID, Phase.TRUMP} if kitty_size == 0 else set(CONTRACT_PHASES))
+    assert phases == ({Phase.BID, Phase.TRUMP, Phase.PLAY} if kitty_size == 0 else {*CONTRACT_PHASES, Phase.PLAY})
 
 
 def test_rollout_values_are_the_hands_the_network_plays_out_in_the_single_engine():
-    """Each action's value is the mean hand margin (R13, R14) for the acting team over the deals, every
-    seat played by the network from its own observation: here recomputed deal by deal on the
-    reference engine."""
+    """Each action's value (a contract's or a card's) is the mean hand margin (R13, R14) for the acting
+    team over the deals, every seat played by the network from its own observation: here recomputed
+    deal by deal on the reference engine."""
     policy = NeuralAgent(SHIPPED, device="cpu")
     rollouts = Rollouts(policy, deals=3)
-    for _game, view in contract_decisions(policy.rules, 11, 8):
+    positions = decisions(policy.rules, 11, 8) + decisions(policy.rules, 12, 8, (Phase.PLAY,))
+    assert any(view.bidder != view.seat for _, view in positions[8:])  # another bidder's discards are sampled
+    for _game, view in positions:
         sampler, legal = DealSampler(view), list(view.legal_actions)
         values = rollouts.values(view, sampler, legal, np.random.default_rng(5))
         assert sorted(values) == legal
-        deals = [deal_of(view, sampler.deal(rng)) for rng in [np.random.default_rng(5)] for _ in range(3)]
+        deals = [deal_of(view, sampler.deal(rng), rng) for rng in [np.random.default_rng(5)] for _ in range(3)]
         for action in legal:
             margins = []
             for deck, history in deals:
@@ -273,7 +279,7 @@ def test_search_with_rollouts_values_trump_and_discards_by_them_and_plays_the_be
     agent = load_agent("search:rollouts=4,blend=0.5")
     network = load_agent("dmc")
     differs, phases = 0, set()
-    for game, view in contract_decisions(network.rules, 2, 24):
+    for game, view in decisions(network.rules, 2, 24):
         obs, mask = observe(game, view.seat), game.action_mask()
         agent.seed(1)
         scores = agent.scores(obs, mask, view)
@@ -295,3 +301,34 @@ def test_search_with_rollouts_values_trump_and_discards_by_them_and_plays_the_be
     assert differs > 0 and phases == set(CONTRACT_PHASES)  # the rollouts' values are not the network's
     with pytest.raises(ValueError, match="rollouts"):
         load_agent("search:rollouts=-1")
+
+
+def test_search_with_play_rollouts_mixes_them_into_a_cards_search_value():
+    """With ``play_rollouts`` a card's search value is ``(1 - mix)`` times the PIMC value plus ``mix``
+    times the rollouts' (drawn after PIMC's deals from the same generator); at ``mix=1`` no deal is
+    solved, at ``mix=0`` the rollouts are off."""
+    network = load_agent("dmc")
+    plain, mixed, rolled = (
+        load_agent(f"{FAST},{extra}") for extra in ("mix=0,play_rollouts=4", "play_rollouts=4", "play_rollouts=4,mix=1")
+    )
+    assert plain.play_rollouts is None and plain.mix == 0
+    differs = 0
+    for game, view in decisions(network.rules, 4, 6, (Phase.PLAY,)):
+        obs, mask, legal = observe(game, view.seat), game.action_mask(), list(view.legal_actions)
+        q = {a: float(network.values(obs[None])[0][a]) for a in legal}
+        for agent in (plain, mixed, rolled):
+            agent.seed(3)
+        pimc = {a: 1.5 * s - 0.5 * q[a] for a, s in plain.scores(obs, mask, view).items()}  # undo the blend (blend=0.5)
+        after_pimc = Rollouts(network, 4).values(view, plain._sampler(view, obs), legal, plain.rng)
+        assert mixed.scores(obs, mask, view) == pytest.approx(
+            {a: (0.5 * pimc[a] + 0.5 * after_pimc[a] + 0.5 * q[a]) / 1.5 for a in legal}
+        )
+        solved = rolled.deals_solved
+        alone = Rollouts(network, 4).values(view, rolled._sampler(view, obs), legal, np.random.default_rng(3))
+        assert rolled.scores(obs, mask, view) == pytest.approx({a: (alone[a] + 0.5 * q[a]) / 1.5 for a in legal})
+        assert rolled.deals_solved == solved
+        differs += alone != pytest.approx(pimc)
+    assert differs > 0
+    for bad, allowed in (("play_rollouts=-1", "0 or more"), ("mix=1.5", r"\[0, 1\]"), ("mix=-0.1", r"\[0, 1\]")):
+        with pytest.raises(ValueError, match=allowed):
+            load_agent(f"search:{bad}")
