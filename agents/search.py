@@ -82,7 +82,7 @@ class SearchAgent(PIMCAgent):
         self.network = NeuralAgent(net, device)
         self.rollouts = Rollouts(self.network, rollouts) if rollouts else None
         self.play_rollouts = Rollouts(self.network, play_rollouts) if play_rollouts and mix > 0 else None
-        self.mix = mix if self.play_rollouts else 0.0
+        self.mix = mix if self.play_rollouts is not None else 0.0
         self.device = resolve_device(device)
         self.beliefs = None if str(beliefs) == "uniform" else load_checkpoint(beliefs, self.device).build(self.device)
         self.blend, self.net_tricks = blend, net_tricks

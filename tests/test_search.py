@@ -315,7 +315,8 @@ def test_search_with_play_rollouts_mixes_them_into_a_cards_search_value():
     differs = 0
     for game, view in decisions(network.rules, 4, 6, (Phase.PLAY,)):
         obs, mask, legal = observe(game, view.seat), game.action_mask(), list(view.legal_actions)
-        q = {a: float(network.values(obs[None])[0][a]) for a in legal}
+        values = network.values(obs[None])[0]
+        q = {a: float(values[a]) for a in legal}
         for agent in (plain, mixed, rolled):
             agent.seed(3)
         pimc = {a: 1.5 * s - 0.5 * q[a] for a, s in plain.scores(obs, mask, view).items()}  # undo the blend (blend=0.5)
