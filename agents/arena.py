@@ -164,7 +164,7 @@ class MatchResult:
 
     agents: tuple[str, str]
     rules: Rules
-    seed: int
+    seed: int | tuple[int, ...]  # several: matches pooled (``pool_matches``)
     deal_sets: list[DealSetResult]
 
     @property
@@ -203,7 +203,7 @@ class MatchResult:
             "agents": list(names),
             "games": self.games,
             "deal_sets": len(sets),
-            "seed": self.seed,
+            "seed": self.seed if isinstance(self.seed, int) else list(self.seed),
             "rules": self.rules.to_dict(),
             "win_rate": rate,
             "win_rate_ci95": [low, high],
@@ -228,6 +228,28 @@ class MatchResult:
 
     def records(self) -> list[dict[str, Any]]:
         return [r for d in self.deal_sets for r in d.records]
+
+
+def pool_matches(matches: list[MatchResult]) -> MatchResult:
+    """Matches of the same two agents under the same rules on different seeds as one: their deal
+    sets together. Deal sets are independent whatever their seed, so the pooled interval is the
+    one a single match of all those games would give (figures gathered over several runs are
+    reported whole, none left out)."""
+    if not matches:
+        raise ValueError("pool_matches: no matches to pool")
+    first = matches[0]
+    seeds: list[int] = []
+    for match in matches:
+        if match.agents != first.agents or match.rules != first.rules:
+            raise ValueError(
+                f"pool_matches: {' vs '.join(match.agents)} ({match.rules.to_dict()}) is not the same match as "
+                f"{' vs '.join(first.agents)} ({first.rules.to_dict()}): only the same agents under the same rules pool"
+            )
+        seeds.extend([match.seed] if isinstance(match.seed, int) else match.seed)
+    twice = sorted({s for s in seeds if seeds.count(s) > 1})
+    if twice:
+        raise ValueError(f"pool_matches: seed {', '.join(map(str, twice))} more than once: a seed's deal sets would count twice")
+    return MatchResult(first.agents, first.rules, tuple(seeds), [d for m in matches for d in m.deal_sets])
 
 
 def need_ray(what: str) -> None:

@@ -12,7 +12,7 @@ from smear_env.cli import add_rule_flags, rules_from_args
 from smear_env.files import atomic_write
 from smear_env.records import write_records
 
-from .arena import MatchResult, league_ratings, need_ray, plot_ratings, run_match, short_labels
+from .arena import MatchResult, league_ratings, need_ray, plot_ratings, pool_matches, run_match, short_labels
 from .base import load_agent, spec_help, with_option
 
 
@@ -29,8 +29,10 @@ def format_summary(summary: dict[str, Any]) -> str:
     la, lb = short_labels([a, b])
     low, high = summary["win_rate_ci95"]
     truncated = summary["truncated_games"]
+    seed = summary["seed"]
+    seeds = f"seed {seed}" if isinstance(seed, int) else "seeds " + ", ".join(map(str, seed)) + ", pooled"
     lines = [
-        f"{la} vs {lb}: {summary['games']} games in {summary['deal_sets']} deal sets (duplicate format, seed {summary['seed']})",
+        f"{la} vs {lb}: {summary['games']} games in {summary['deal_sets']} deal sets (duplicate format, {seeds})",
         f"  win rate of {la}: {summary['win_rate']:.3f}  95% CI [{low:.3f}, {high:.3f}]",
         f"  games truncated by the hand limit (R16): {truncated}" + (", each counted as half a win" if truncated else ""),
         f"  score margin of {la}: {summary['score_margin_per_game']:+.2f} per game, {summary['score_margin_per_hand']:+.3f} per hand"
@@ -59,6 +61,30 @@ def _write_json(data: Any, path: str) -> None:
     atomic_write(path, lambda f: json.dump(data, f, indent=2))
 
 
+def _whole_numbers(text: str, flag: str, example: str) -> list[int]:
+    try:
+        numbers = [int(part) for part in text.split(",")]
+    except ValueError:
+        raise ValueError(f"{flag} {text}: give a whole number, or several comma-separated ({example})") from None
+    return numbers
+
+
+def parse_runs(games: str, seed: str) -> list[tuple[int, int]]:
+    """``--games`` and ``--seed`` as (games, seed) runs: one seed, or several to pool, each with the
+    same number of games or its own (``--games 2000,4000 --seed 7,21``)."""
+    counts = _whole_numbers(games, "--games", "2000 or 2000,4000")
+    seeds = _whole_numbers(seed, "--seed", "7 or 7,21,35")
+    if len(counts) == 1:
+        counts *= len(seeds)
+    if len(counts) != len(seeds):
+        raise ValueError(f"--games {games} --seed {seed}: one count of games for all seeds, or one for each seed")
+    if min(counts) < 2:
+        raise ValueError(f"--games {games}: a duplicate match needs at least 2 games")
+    if len(set(seeds)) != len(seeds):
+        raise ValueError(f"--seed {seed}: each seed once (a seed's deal sets would count twice)")
+    return list(zip(counts, seeds, strict=True))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="smear-eval",
@@ -70,8 +96,17 @@ def main(argv: list[str] | None = None) -> int:
         help=f"agent spec: {spec_help()}; neural (the shipped network) or neural:PATH (a trainer checkpoint)",
     )
     parser.add_argument("b", nargs="?", help="the opposing agent spec")
-    parser.add_argument("--games", type=int, default=200, help="games to play, rounded up to whole deal sets of 2 (default 200)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the deal sets (default 0)")
+    parser.add_argument(
+        "--games",
+        default="200",
+        help="games to play, rounded up to whole deal sets of 2 (default 200); with several seeds, for each, or one count "
+        "per seed (2000,4000)",
+    )
+    parser.add_argument(
+        "--seed",
+        default="0",
+        help="seed of the deal sets (default 0); several, comma-separated (7,21,35): a match on each, then all pooled",
+    )
     parser.add_argument("--workers", type=int, default=1, help="processes to play in (same results for the same seed)")
     parser.add_argument(
         "--backend",
@@ -94,8 +129,10 @@ def main(argv: list[str] | None = None) -> int:
         rules = rules_from_args(args)
     except ValueError as e:
         parser.error(str(e))
-    if args.games < 2:
-        parser.error(f"--games {args.games}: a duplicate match needs at least 2 games")
+    try:
+        runs = parse_runs(args.games, args.seed)
+    except ValueError as e:
+        parser.error(str(e))
     if args.workers < 1:
         parser.error(f"--workers {args.workers}: must be at least 1")
     if args.backend == "ray":
@@ -115,30 +152,29 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(str(e))
 
     matches: dict[tuple[int, int], MatchResult] = {}
+    parts_of: dict[tuple[int, int], list[MatchResult]] = {}
     pairs = list(itertools.combinations(range(len(specs)), 2))
     for i, j in pairs:
-        label = f"{specs[i]} vs {specs[j]}"
-        bar, update = _progress(2 * ((args.games + 1) // 2), label, not args.no_progress)
-        with bar:
-            match = run_match(
-                specs[i],
-                specs[j],
-                args.games,
-                args.seed,
-                rules,
-                args.workers,
-                bool(args.records),
-                update,
-                args.backend,
-                args.address,
-            )
-        matches[(i, j)] = match
+        parts = []
+        for games, seed in runs:
+            label = f"{specs[i]} vs {specs[j]}" + (f" (seed {seed})" if len(runs) > 1 else "")
+            bar, update = _progress(2 * ((games + 1) // 2), label, not args.no_progress)
+            with bar:
+                part = run_match(
+                    specs[i], specs[j], games, seed, rules, args.workers, bool(args.records), update, args.backend, args.address
+                )
+            if len(runs) > 1:
+                rate, low, high = part.win_rate_ci95()
+                print(f"seed {seed}: {part.games} games, win rate of {specs[i]} {rate:.3f} [{low:.3f}, {high:.3f}]")
+            parts.append(part)
+        match = matches[(i, j)] = pool_matches(parts) if len(parts) > 1 else parts[0]
+        parts_of[(i, j)] = parts
         print(format_summary(match.summary()))
     if args.records:
         count = write_records((r for m in matches.values() for r in m.records()), args.records)
         print(f"wrote {count} hand records to {args.records}")
     if args.league:
-        ratings, spread = league_ratings(specs, matches, seed=args.seed)
+        ratings, spread = league_ratings(specs, matches, seed=runs[0][1])
         labels = short_labels(specs)
         print("\nRatings (Bradley-Terry on the Elo scale, mean 1500; sd over 200 resamples of the deal sets)")
         for k in sorted(range(len(specs)), key=lambda k: -ratings[k]):
@@ -157,7 +193,10 @@ def main(argv: list[str] | None = None) -> int:
                 args.json,
             )
     elif args.json:
-        _write_json(matches[(0, 1)].summary(), args.json)
+        summary = matches[(0, 1)].summary()
+        if len(runs) > 1:  # each seed's match as well as the pooled one
+            summary["parts"] = [part.summary() for part in parts_of[(0, 1)]]
+        _write_json(summary, args.json)
     return 0
 
 

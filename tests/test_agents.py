@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from agents import Agent, load_agent
-from agents.arena import fit_elo, run_match
+from agents.arena import fit_elo, pool_matches, run_match
 from agents.eval_cli import main as eval_main
 from smear_env import Game, Rules, check_records, observe, seat_view
 
@@ -137,6 +137,42 @@ def test_eval_cli_rejects_bad_input(capsys):
     with pytest.raises(SystemExit):
         eval_main(["heuristic", "random", "--games", "1"])
     assert "at least 2 games" in capsys.readouterr().err
+
+
+def test_eval_cli_pools_matches_on_several_seeds(tmp_path, capsys):
+    out = tmp_path / "pooled.json"
+    assert eval_main(["heuristic", "random", "--games", "4,6", "--seed", "3,5", "--json", str(out), "--no-progress"]) == 0
+    text = capsys.readouterr().out
+    assert (
+        "seed 3: 4 games" in text
+        and "seed 5: 6 games" in text
+        and "10 games in 5 deal sets" in text
+        and "seeds 3, 5, pooled" in text
+    )
+    summary = json.loads(out.read_text())
+    parts = [run_match("heuristic", "random", 4, seed=3), run_match("heuristic", "random", 6, seed=5)]
+    outcomes = np.concatenate([part.outcomes() for part in parts])
+    assert summary["seed"] == [3, 5] and [p["seed"] for p in summary["parts"]] == [3, 5]
+    assert summary["win_rate"] == pytest.approx(outcomes.mean())
+    assert summary["win_rate_ci95"] == pytest.approx(list(pool_matches(parts).win_rate_ci95()[1:]))
+    assert summary["hands"] == sum(part.summary()["hands"] for part in parts)
+
+
+def test_pooling_refuses_a_seed_twice_and_other_matches(capsys):
+    with pytest.raises(SystemExit):
+        eval_main(["heuristic", "random", "--games", "2", "--seed", "3,3", "--no-progress"])
+    assert "each seed once" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        eval_main(["heuristic", "random", "--games", "2,4", "--seed", "3", "--no-progress"])
+    assert "one for each seed" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        eval_main(["heuristic", "random", "--seed", "3,x", "--no-progress"])
+    assert "--seed 3,x: give a whole number" in capsys.readouterr().err
+    a, b = run_match("heuristic", "random", 2, seed=1), run_match("random", "heuristic", 2, seed=2)
+    with pytest.raises(ValueError, match="only the same agents under the same rules pool"):
+        pool_matches([a, b])
+    with pytest.raises(ValueError, match="seed 1 more than once"):
+        pool_matches([a, pool_matches([a])])
 
 
 def test_random_agent_is_seeded():
