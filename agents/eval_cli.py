@@ -80,6 +80,8 @@ def parse_runs(games: str, seed: str) -> list[tuple[int, int]]:
         raise ValueError(f"--games {games} --seed {seed}: one count of games for all seeds, or one for each seed")
     if min(counts) < 2:
         raise ValueError(f"--games {games}: a duplicate match needs at least 2 games")
+    if min(seeds) < 0:
+        raise ValueError(f"--seed {seed}: seeds are whole numbers 0 or more")
     if len(set(seeds)) != len(seeds):
         raise ValueError(f"--seed {seed}: each seed once (a seed's deal sets would count twice)")
     return list(zip(counts, seeds, strict=True))

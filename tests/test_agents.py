@@ -168,6 +168,9 @@ def test_pooling_refuses_a_seed_twice_and_other_matches(capsys):
     with pytest.raises(SystemExit):
         eval_main(["heuristic", "random", "--seed", "3,x", "--no-progress"])
     assert "--seed 3,x: give a whole number" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        eval_main(["heuristic", "random", "--seed", "3,-1", "--no-progress"])
+    assert "0 or more" in capsys.readouterr().err
     a, b = run_match("heuristic", "random", 2, seed=1), run_match("random", "heuristic", 2, seed=2)
     with pytest.raises(ValueError, match="only the same agents under the same rules pool"):
         pool_matches([a, b])
