@@ -4,31 +4,42 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: train demo test typecheck bench clean
+.PHONY: train demo test typecheck docs wheel bench clean
 
 $(STAMP): pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	# torch first, pinned: an unpinned torch would pull a multi-GB CUDA build.
 	$(PY) -m pip install --quiet torch==2.13.0
-	$(PY) -m pip install --quiet -e ".[train,dev,sb3,ray]"
+	$(PY) -m pip install --quiet -e ".[train,dev,docs,sb3,ray]"
 	touch $(STAMP)
 
 ## The main job: a few minutes of DMC self-play from scratch, ending with an arena match against `heuristic`.
 ## A second `make train` starts runs/dmc_quick-2 (--suffix): it never overwrites a run.
 train: $(STAMP)
-	$(PY) -m train.dmc --config configs/dmc_quick.yaml --suffix
+	$(PY) -m train.dmc --config dmc_quick --suffix
 
 ## Play a few full games between random agents, print them, write and check their records.
 demo: $(STAMP)
 	$(VENV)/bin/smear-records --games 3 --seed 0 --print --out runs/demo/records.jsonl
 	$(VENV)/bin/smear-records --check runs/demo/records.jsonl
 
-## The whole default test suite (lint and type checks included).
-test: $(STAMP) typecheck
+## The whole default test suite: lint, type checks, the strict documentation build, then pytest
+## (tests/test_wheel.py builds the wheel and installs it into a fresh virtual environment).
+test: $(STAMP) typecheck docs
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(PY) -m pytest -n 2 --dist loadgroup -q
+
+## The documentation site, offline, into docs/_build/html. Strict: any warning (a broken link,
+## a reference to a name that does not exist, a docstring Sphinx cannot parse) fails the build.
+docs: $(STAMP)
+	$(VENV)/bin/sphinx-build -E -W --keep-going -n -q -b html docs docs/_build/html
+	@echo "docs: docs/_build/html/index.html"
+
+## An sdist and a wheel in dist/.
+wheel: $(STAMP)
+	$(PY) -m build --outdir dist .
 
 ## Type checks of smear_env/, nets/ and agents/ (mypy, settings in pyproject.toml).
 typecheck: $(STAMP)
@@ -41,4 +52,4 @@ bench: $(STAMP)
 	taskset -c 0 $(PY) benchmarks/bench_vector.py
 
 clean:
-	rm -rf $(VENV) runs .pytest_cache .ruff_cache
+	rm -rf $(VENV) runs .pytest_cache .ruff_cache docs/_build dist

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from smear_env import Game, Rules, observe, seat_view
+from smear_env import Game, Rules, __version__, observe, seat_view
 from smear_env.game import game_label, game_rng
 
 from .base import Agent, load_agent
@@ -169,6 +169,7 @@ class MatchResult:
 
     @property
     def games(self) -> int:
+        """Games played: two per deal set."""
         return 2 * len(self.deal_sets)
 
     def outcomes(self) -> np.ndarray:
@@ -190,6 +191,7 @@ class MatchResult:
         return rate, float(max(0.0, centre - half)), float(min(1.0, centre + half))
 
     def summary(self) -> dict[str, Any]:
+        """The match's figures as plain values (what ``smear-eval --json`` writes), with the kit's version that played it."""
         sets = self.deal_sets
         hands = sum(d.hands for d in sets)
         points, bid_turns, bids, contracts, made, decisions, seconds = (
@@ -200,6 +202,7 @@ class MatchResult:
         margins = np.array([m for d in sets for m in d.margins], dtype=np.float64)
         names = self.agents
         return {
+            "smear_rl_version": __version__,
             "agents": list(names),
             "games": self.games,
             "deal_sets": len(sets),
@@ -227,6 +230,7 @@ class MatchResult:
         }
 
     def records(self) -> list[dict[str, Any]]:
+        """Every hand of the match as hand records (when it was played with ``keep_records``), deal set by deal set."""
         return [r for d in self.deal_sets for r in d.records]
 
 

@@ -51,6 +51,16 @@ class Agent:
         """Raise ValueError if this agent cannot play under ``rules`` (a network trained for others)."""
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, view: SeatView) -> int:
+        """The action this agent plays for the seat to act.
+
+        Args:
+            observation: the seat's observation vector (float32, ``smear_env.OBS_DIM`` long).
+            action_mask: int8, 1 for each legal action of ``smear_env.NUM_ACTIONS``.
+            view: what the seat may know (:class:`smear_env.SeatView`), for rule-based and search agents.
+
+        Returns:
+            A legal action id (see ``smear_env.action_table()``).
+        """
         raise NotImplementedError
 
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray, views: list[SeatView] | None) -> np.ndarray:
@@ -75,6 +85,7 @@ class AgentEntry:
     """One line for help texts."""
 
     def usage(self) -> str:
+        """The spec's form for help texts: ``pimc[:samples=N,seconds=X]``."""
         placeholder = {int: "N", float: "X", bool: "true|false"}
         parts = ([self.argument.upper()] if self.argument else []) + [
             f"{k}={placeholder.get(kind, k.upper())}" for k, kind in self.options.items()

@@ -8,7 +8,7 @@ import json
 import sys
 from typing import Any
 
-from smear_env.cli import add_rule_flags, rules_from_args
+from smear_env.cli import add_rule_flags, add_version_flag, rules_from_args
 from smear_env.files import atomic_write
 from smear_env.records import write_records
 
@@ -92,6 +92,7 @@ def main(argv: list[str] | None = None) -> int:
         prog="smear-eval",
         description="Play agent A's partnership against agent B's in the duplicate format and report the result with its uncertainty.",
     )
+    add_version_flag(parser)
     parser.add_argument(
         "a",
         nargs="?",

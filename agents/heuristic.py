@@ -62,6 +62,7 @@ class HeuristicAgent(Agent):
     independent = True
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, view: SeatView) -> int:
+        """The rule-based choice for the phase of ``view`` (bid, trump, discard or card); see :meth:`agents.Agent.act`."""
         legal = list(view.legal_actions) or np.flatnonzero(action_mask).tolist()
         hand = [CARD_INDEX[c] for c in view.hand]
         if view.phase == Phase.BID:

@@ -1,6 +1,6 @@
 """A policy trained by ``train.dmc`` or ``train.ppo``, played from a checkpoint (``nets`` format).
 
-``neural`` plays the shipped network (the distilled one, README "Distillation"), ``neural:PATH`` a
+``neural`` plays the shipped network (the distilled one, docs/search_and_distillation.md), ``neural:PATH`` a
 checkpoint, ``dmc`` the first release's network (DMC self-play alone); options ``device=``
 (``auto``, ``cpu``, ``cuda``, ``cuda:N``) and ``any_rules=true`` (play under rule settings
 the network was not trained for). Decisions are batched: ``act_batch`` sends a whole batch
@@ -57,6 +57,7 @@ class NeuralAgent(Agent):
         return agent
 
     def check_rules(self, rules: Rules) -> None:
+        """Raise ValueError if ``rules`` differ from the network's in a setting it depends on (any but ``max_hands``), unless ``any_rules``."""
         if self.any_rules or rules is self._checked:
             return
         different = {k: v for k, v in rules.to_dict().items() if k not in _IGNORED and getattr(self.rules, k) != v}
@@ -77,6 +78,7 @@ class NeuralAgent(Agent):
 
     @torch.no_grad()
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray, views=None) -> np.ndarray:
+        """The legal action of highest value in each row, in one network call; ``views`` are not needed."""
         obs = torch.as_tensor(np.asarray(observations, dtype=np.float32)).to(self.device, non_blocking=True)
         if self.device.type == "cpu":
             return masked_argmax(self.network(obs).numpy(), action_masks)
@@ -84,12 +86,19 @@ class NeuralAgent(Agent):
         return masked_argmax(self.network(obs), mask)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, view: SeatView) -> int:
+        """The legal action of highest value (:meth:`act_batch` on one row)."""
         if view is not None:
             self.check_rules(view.rules)
         return int(self.act_batch(observation[None], action_mask[None])[0])
 
 
 DMC = Path(__file__).parent / "weights" / "dmc.pt"
+
+
+def checkpoint_path(name: str | Path) -> Path:
+    """A checkpoint a config or a command names: ``neural`` and ``dmc`` are the shipped networks (wherever
+    the kit is installed), anything else a path."""
+    return {"neural": SHIPPED, "dmc": DMC}.get(str(name), Path(name))
 
 
 class DMCAgent(NeuralAgent):

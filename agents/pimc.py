@@ -84,6 +84,7 @@ class PIMCAgent(Agent):
         self._public: tuple | None = None  # what the deals of one play decision share
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, view: SeatView) -> int:
+        """The action with the best mean value over deals consistent with ``view``, each solved with open cards."""
         legal = self._candidates(view, list(view.legal_actions) or np.flatnonzero(action_mask).tolist())
         if len(legal) == 1:
             return legal[0]

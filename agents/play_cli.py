@@ -17,7 +17,7 @@ from typing import Any
 from smear_env import Game, Phase, Rules, action_name, observe, parse_action, seat_view
 from smear_env.actions import DISCARD_BASE, MAX_BID, PASS, PLAY_BASE, TRUMP_BASE, bid_action
 from smear_env.cards import SUITS, card_str
-from smear_env.cli import add_rule_flags, rules_from_args
+from smear_env.cli import add_rule_flags, add_version_flag, rules_from_args
 from smear_env.game import game_label, game_rng, run_entropy, trick_winner
 from smear_env.records import write_records
 from smear_env.render import SUIT_NAMES, cards_text, point_rules, render_view
@@ -173,6 +173,7 @@ def play(
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="smear-play", description="Play Smear in the terminal against agents.")
+    add_version_flag(parser)
     parser.add_argument("--seat", type=int, default=0, choices=range(4), help="your seat (0-3; your partner sits opposite)")
     parser.add_argument("--partner", default="heuristic", help="your partner's agent spec (default heuristic)")
     parser.add_argument("--opponents", default="heuristic", help="the opponents' agent spec (default heuristic)")

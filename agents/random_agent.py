@@ -16,5 +16,6 @@ class RandomAgent(Agent):
     independent = True
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, view: SeatView) -> int:
+        """A legal action drawn uniformly with ``self.rng``."""
         legal = np.flatnonzero(action_mask)
         return int(legal[self.rng.integers(legal.size)])

@@ -4,7 +4,7 @@ PIMC over deals drawn from a learned model of the hidden cards for the card play
 Spec: ``search[:samples=N,seconds=S,net=PATH,beliefs=PATH|uniform,blend=B,net_tricks=T,rollouts=R,play_rollouts=P,mix=M,device=D]``.
 
 * **Bidding, trump, discards**: the network (by default ``dmc``, the first release's DMC Q-network,
-  which the figures in the README were measured with) decides. Solving a deal with open cards
+  which the figures in docs/results.md were measured with) decides. Solving a deal with open cards
   values a contract as if the bidder could see every hand; it bids and declares far too boldly
   (PIMC's weak spot), while the network learnt from results. With ``rollouts=R`` (default 0:
   off) each legal trump and discard is valued instead by ``R`` deals from the model of the
@@ -12,7 +12,7 @@ Spec: ``search[:samples=N,seconds=S,net=PATH,beliefs=PATH|uniform,blend=B,net_tr
   own observation (``agents.rollouts``): the network's own imperfect-information play, not
   open cards. That value is blended with the network's as in the card play. The bids stay the
   network's: measured against 256-deal rollouts its bids lose 0.001 points a decision, and
-  the rollouts' own noise costs more than that (README "Search over learned models").
+  the rollouts' own noise costs more than that (docs/results.md, "Search over learned models").
 * **Card play**: for each decision, ``samples`` deals are drawn from the model of the hidden
   cards (``nets`` kind ``beliefs``: for each unseen card, where it lies given everything the
   seat saw, the bids included), still exactly consistent with the view
@@ -31,7 +31,7 @@ Spec: ``search[:samples=N,seconds=S,net=PATH,beliefs=PATH|uniform,blend=B,net_tr
   cards either); the search knows what the network cannot compute (this deal's exact
   endings). In the first ``net_tricks`` tricks the network plays alone.
 
-The README lists the ablations (which part earns what) with the commands that measured them.
+docs/results.md lists the ablations (which part earns what) with the commands that measured them.
 """
 
 from __future__ import annotations
@@ -88,9 +88,11 @@ class SearchAgent(PIMCAgent):
         self.blend, self.net_tricks = blend, net_tricks
 
     def check_rules(self, rules) -> None:
+        """Raise ValueError if its network cannot play under ``rules`` (see :meth:`agents.neural.NeuralAgent.check_rules`)."""
         self.network.check_rules(rules)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, view: SeatView) -> int:
+        """The legal action of best :meth:`scores` (the network's choice where they tie)."""
         legal = list(view.legal_actions) or np.flatnonzero(action_mask).tolist()
         if len(legal) == 1:
             return legal[0]

@@ -4,7 +4,10 @@ A checkpoint is a dict of tensors and plain Python values, written atomically, s
 ``torch.load(path, weights_only=True)`` reads it and a stranger's file cannot run code::
 
     {"format": "smear-rl-checkpoint/1", "network": NetworkSpec as a dict, "rules": Rules as a
-     dict, "model": state dict, ...}
+     dict, "model": state dict, "smear_rl_version": "0.2.0", ...}
+
+``smear_rl_version`` is the kit's version that wrote the file (``extra`` when read; files of
+0.1.0 do not have it).
 
 A trainer adds its own keys (optimizer, step, RNG states, its config for ``--resume``);
 an agent reads only the first four. Checkpoints of the kit's first release (a trainer
@@ -20,7 +23,7 @@ from typing import Any
 
 import torch
 
-from smear_env import Rules
+from smear_env import Rules, __version__
 from smear_env.files import atomic_write
 
 from .networks import NetworkSpec, build_network
@@ -49,8 +52,26 @@ class Checkpoint:
 
 
 def save_checkpoint(path: str | os.PathLike[str], network: NetworkSpec, rules: Rules, model: dict, **extra: Any) -> Path:
-    """Write a checkpoint atomically: a kill at any moment leaves the previous one whole."""
-    payload = {"format": FORMAT, "network": network.to_dict(), "rules": rules.to_dict(), "model": model, **extra}
+    """Write a checkpoint atomically: a kill at any moment leaves the previous one whole.
+
+    Args:
+        path: the file to write (its folder must exist).
+        network: the spec that rebuilds the network.
+        rules: the rule settings it was trained under.
+        model: the network's state dict.
+        **extra: a trainer's own keys (optimizer, step, RNG states, config); plain values and tensors only.
+
+    Returns:
+        The path written.
+    """
+    payload = {
+        "format": FORMAT,
+        "network": network.to_dict(),
+        "rules": rules.to_dict(),
+        "model": model,
+        "smear_rl_version": __version__,
+        **extra,
+    }
     return atomic_write(path, lambda f: torch.save(payload, f), binary=True)
 
 

@@ -25,7 +25,7 @@ def resolve_device(name: str) -> torch.device:
             build = f"torch {torch.__version__}" + (", a CPU-only build" if torch.version.cuda is None else "")
             raise ValueError(
                 f"device={name!r}: torch sees no CUDA device on this machine ({build}); use device=cpu or auto, "
-                "or install a CUDA build of torch (see the README)"
+                "or install a CUDA build of torch (see docs/training.md, section GPU)"
             )
         count = torch.cuda.device_count()
         if index and int(index) >= count:

@@ -47,10 +47,12 @@ class NetworkSpec:
             raise ValueError(f"network spec version {self.version}: this kit reads version {SPEC_VERSION}")
 
     def to_dict(self) -> dict[str, Any]:
+        """The spec as plain values, as a checkpoint stores it."""
         return {**dataclasses.asdict(self), "hidden": list(self.hidden)}
 
     @classmethod
     def from_dict(cls, values: dict[str, Any]) -> NetworkSpec:
+        """The spec a checkpoint stored; a ValueError for an unknown kind or a newer spec version."""
         return cls(**{**values, "hidden": tuple(values["hidden"])})
 
 

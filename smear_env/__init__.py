@@ -1,7 +1,7 @@
 """smear-rl: Four Point Northeastern Wisconsin Smear for reinforcement-learning research.
 
 ``smear_env.env()`` is the PettingZoo AEC env ``smear_v0``; :class:`Game` the rules
-engine; :func:`seat_view` what a seat may know; :mod:`smear_env.records` hand records.
+engine; :func:`seat_view` what a seat may know; ``smear_env.records`` hand records.
 """
 
 from .actions import NUM_ACTIONS, action_name, action_table, parse_action
@@ -15,9 +15,12 @@ from .rules import Rules
 from .vector import SmearVectorEnv
 from .view import DealSampler, SeatView, TrickView, sample_game, seat_view
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
+"""The kit's version, its one place: the package metadata, every command's ``--version``, run folders,
+checkpoints and arena JSON take it from here."""
 
 __all__ = [
+    "__version__",
     "ALL_CARDS",
     "DealSampler",
     "Game",

@@ -10,9 +10,15 @@ from typing import Any
 
 import numpy as np
 
+from . import __version__
 from .game import Game, game_label, game_rng
 from .records import RecordError, check_records, write_records
 from .rules import Rules
+
+
+def add_version_flag(parser: argparse.ArgumentParser) -> None:
+    """``--version``: the command's name and the kit's version (``smear-eval 0.2.0``), as every command of the kit prints it."""
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}", help="print the kit's version and exit")
 
 
 def add_rule_flags(parser: argparse.ArgumentParser) -> None:
@@ -98,6 +104,7 @@ def main(argv: list[str] | None = None) -> int:
         prog="smear-records",
         description="Play full games between random legal agents and write their hand records, or check a records file.",
     )
+    add_version_flag(parser)
     parser.add_argument("--games", type=int, default=10, help="how many games to play (default 10)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the whole run (default 0)")
     parser.add_argument("--out", metavar="FILE.jsonl", help="where to write the records (JSON Lines)")

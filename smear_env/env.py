@@ -227,12 +227,15 @@ class raw_env(AECEnv):
         return self._game
 
     def observation_space(self, agent: str) -> spaces.Space:
+        """``Dict(observation=Box(OBS_DIM), action_mask=MultiBinary(NUM_ACTIONS))``, the same for every agent."""
         return self.observation_spaces[agent]
 
     def action_space(self, agent: str) -> spaces.Space:
+        """``Discrete(NUM_ACTIONS)``, the same for every agent (the mask says which are legal)."""
         return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Start a new episode; ``seed`` seeds the deals (the same seed, the same cards)."""
         if seed is not None or self._entropy is None:
             self._entropy = run_entropy(seed)
             self._episode = 0
@@ -253,6 +256,7 @@ class raw_env(AECEnv):
         self._records_start = len(self.records)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """``agent``'s observation and action mask now (only what its seat may know)."""
         seat = int(agent[-1])
         game = self._game
         assert game is not None, "call reset() first"
@@ -267,6 +271,11 @@ class raw_env(AECEnv):
         return global_state(self.game)
 
     def step(self, action: int) -> None:
+        """Play ``action`` for the agent to act (``None`` for an agent that is done).
+
+        Raises:
+            smear_env.IllegalActionError: an illegal action with ``illegal_action="raise"``; the game is unchanged.
+        """
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -313,6 +322,7 @@ class raw_env(AECEnv):
         self._deads_step_first()
 
     def render(self) -> str | None:
+        """The table as text (``render_mode="ansi"``), or printed (``"human"``)."""
         if self.render_mode is None:
             return None
         text = render_table(self.game)
@@ -327,4 +337,5 @@ class raw_env(AECEnv):
         return write_records(self.records if self.keep_records else self.game.records, path)
 
     def close(self) -> None:
+        """Nothing to release; here for the PettingZoo API."""
         pass

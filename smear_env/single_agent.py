@@ -102,6 +102,7 @@ class SmearSingleAgentEnv(gym.Env):
         return self._game
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+        """A new game, played on by the other seats until the learning seat is to act; its observation and info (``action_mask``)."""
         super().reset(seed=seed)
         if seed is not None or self._entropy is None:
             self._entropy = run_entropy(seed)
@@ -123,6 +124,14 @@ class SmearSingleAgentEnv(gym.Env):
         return self._obs(), self._info()
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        """Play ``action`` for the learning seat, then the other seats until it is to act again or the game ends.
+
+        Returns:
+            The observation, the learning team's reward, terminated, truncated (R16) and info.
+
+        Raises:
+            RuntimeError: a step before ``reset`` or after the end.
+        """
         if self._done and self._game is None:
             raise RuntimeError("call reset() before step()")
         if self._done:
@@ -172,6 +181,7 @@ class SmearSingleAgentEnv(gym.Env):
         return {"action_mask": self.action_masks().astype(np.int8)}
 
     def render(self) -> Any:  # the ansi table (str), or None without a render mode
+        """The table as the learning seat sees it (``render_mode="ansi"``: a string), or None without a render mode."""
         if self.render_mode == "ansi":
             from .render import render_table
 

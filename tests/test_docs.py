@@ -5,16 +5,23 @@ from pathlib import Path
 import smear_env
 
 README = (Path(__file__).parent.parent / "README.md").read_text()
+ENV_PAGE = (Path(__file__).parent.parent / "docs" / "environment.md").read_text()
 
 
-def test_readme_observation_table_matches_the_code():
-    assert smear_env.layout_table() in README
+def test_env_page_observation_table_matches_the_code():
+    assert smear_env.layout_table() in ENV_PAGE
 
 
-def test_readme_dimensions_match_the_code():
-    assert f"float32[{smear_env.OBS_DIM}]" in README
-    assert f"float32[{smear_env.STATE_DIM}]" in README
-    assert f"int8[{smear_env.NUM_ACTIONS}]" in README
+def test_env_page_dimensions_match_the_code():
+    assert f"float32[{smear_env.OBS_DIM}]" in ENV_PAGE
+    assert f"float32[{smear_env.STATE_DIM}]" in ENV_PAGE
+    assert f"int8[{smear_env.NUM_ACTIONS}]" in ENV_PAGE
+    assert f"Discrete({smear_env.NUM_ACTIONS})" in README and f"{smear_env.OBS_DIM}-float" in README
+
+
+def test_readme_is_a_front_page():
+    """At most ~250 lines; the details live in docs/ (issue #31)."""
+    assert len(README.splitlines()) <= 250
 
 
 def test_env_docstring_carries_the_layout():
@@ -74,3 +81,101 @@ def test_relative_links_in_the_readme_and_docs_resolve():
             checked += 1
     assert checked >= 5
     assert "../shared" not in (ROOT / "README.md").read_text()
+
+
+def public_api() -> dict[str, object]:
+    """Every public name the API reference documents: the packages' ``__all__``, the arena, the built-in
+    agents' classes, the single-seat env, and the trainers' configs and entry points."""
+    import importlib
+    import inspect
+
+    import agents
+    import nets
+
+    names: dict[str, object] = {}
+    for package in (smear_env, agents, nets):
+        for name in package.__all__:
+            names[f"{package.__name__}.{name}"] = getattr(package, name)
+    for module_name, members in {
+        "agents.arena": None,
+        "smear_env.single_agent": ["SmearSingleAgentEnv"],
+        "train.config": ["RunConfig", "Start", "find_config", "builtin_configs"],
+        "train.dmc": ["Config", "train"],
+        "train.ppo": ["Config", "train"],
+    }.items():
+        module = importlib.import_module(module_name)
+        if members is None:
+            members = [
+                n for n, v in vars(module).items() if not n.startswith("_") and getattr(v, "__module__", None) == module_name
+            ]
+        names.update({f"{module_name}.{n}": getattr(module, n) for n in members})
+    for entry in agents.registered():
+        module, _, cls = entry.entry_point.partition(":")
+        names[entry.entry_point.replace(":", ".")] = getattr(importlib.import_module(module), cls)
+    for qualified, obj in list(names.items()):
+        if inspect.isclass(obj):
+            for attr, value in vars(obj).items():
+                if not attr.startswith("_") and (
+                    inspect.isfunction(value) or isinstance(value, (property, classmethod, staticmethod))
+                ):
+                    names[f"{qualified}.{attr}"] = value
+    return names
+
+
+def test_public_names_have_docstrings():
+    import inspect
+
+    missing = []
+    for name, obj in public_api().items():
+        if not (inspect.isclass(obj) or callable(obj) or isinstance(obj, (property, classmethod, staticmethod))):
+            continue  # constants are documented where the reference lists them
+        target = obj.__func__ if isinstance(obj, (classmethod, staticmethod)) else obj
+        if not (getattr(target, "__doc__", None) or "").strip():
+            missing.append(name)
+    assert not missing, f"public names without a docstring: {sorted(missing)}"
+
+
+def test_every_config_field_and_rule_setting_has_a_docstring():
+    """``--help`` and the API reference show each field's one-line docstring (the string right after it)."""
+    import ast
+    import dataclasses
+    import inspect
+    import textwrap
+
+    from train import config, dmc, ppo
+
+    for cls in (config.RunConfig, dmc.Config, ppo.Config, smear_env.Rules):
+        body = ast.parse(textwrap.dedent(inspect.getsource(cls))).body[0].body
+        documented = {
+            node.target.id
+            for node, after in zip(body, body[1:], strict=False)
+            if isinstance(node, ast.AnnAssign) and isinstance(after, ast.Expr) and isinstance(after.value, ast.Constant)
+        }
+        own = {f.name for f in dataclasses.fields(cls)} - {
+            f.name for base in cls.__bases__ if dataclasses.is_dataclass(base) for f in dataclasses.fields(base)
+        }
+        assert own <= documented, f"{cls.__module__}.{cls.__name__}: fields without a docstring: {sorted(own - documented)}"
+
+
+def test_the_site_builds_strictly_offline_with_the_api_and_the_notebooks(tmp_path):
+    """``make docs``' build: strict, and a page loads nothing from another host (no CDN)."""
+    import re
+    import subprocess
+    import sys
+
+    out = tmp_path / "html"
+    cmd = [sys.executable, "-m", "sphinx", "-E", "-W", "--keep-going", "-n", "-q", "-b", "html", str(ROOT / "docs"), str(out)]
+    result = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr[-4000:]
+    pages = {p.relative_to(out).as_posix(): p.read_text() for p in out.rglob("*.html")}
+    external = {
+        page: found
+        for page, text in pages.items()
+        if (found := re.findall(r'<(?:script|link|img)[^>]+(?:src|href)="(?:https?:)?//[^"]+', text))
+    }
+    assert not external, f"pages that load from another host: {external}"
+    api = pages["api/train.html"]
+    assert "find_config" in api and "learning_rate" in api and "Adam learning rate" in api
+    assert "run_match" in pages["api/agents.html"] and "SmearVectorEnv" in pages["api/smear_env.html"]
+    assert "Legal: pass, bid 2" in pages["notebooks/quickstart.html"]  # a stored output, shown
+    assert "<img" in pages["notebooks/train_and_evaluate.html"]  # its plots

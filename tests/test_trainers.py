@@ -261,7 +261,9 @@ def test_every_shipped_config_file_makes_a_valid_config(path):
     config = from_mapping(trainer.Config, yaml.safe_load(path.read_text()))
     config.validate()
     if getattr(config, "init", None):
-        assert (CONFIGS.parent / config.init).is_file()
+        from agents.neural import checkpoint_path
+
+        assert checkpoint_path(config.init).is_file()
 
 
 def test_dmc_learns_from_the_decisions_of_the_phases_asked_only(tmp_path):
@@ -283,3 +285,36 @@ def test_dmc_learns_from_the_decisions_of_the_phases_asked_only(tmp_path):
     log = (tmp_path / "contracts" / "train.log").read_text()
     saved = yaml.safe_load((tmp_path / "contracts" / "config.yaml").read_text())
     assert "q_loss" in log and saved["learn_phases"] == ["bid", "trump", "discard"]
+
+
+def test_a_builtin_config_is_found_by_name_and_a_bad_name_is_refused(tmp_path, capsys):
+    from train.config import builtin_configs, find_config
+
+    assert {"dmc_quick", "dmc_full", "ppo_quick", "sweep_dmc"} <= set(builtin_configs())
+    assert find_config("dmc_quick").read_text() == (CONFIGS / "dmc_quick.yaml").read_text()
+    assert find_config("dmc_quick.yaml") == find_config("dmc_quick")
+    assert find_config(str(CONFIGS / "ppo_quick.yaml")) == CONFIGS / "ppo_quick.yaml"  # a path still works
+    with pytest.raises(ValueError, match=r"no built-in config of that name; the built-ins are \[.*'dmc_quick'"):
+        find_config("dmc_quik")
+    with pytest.raises(SystemExit) as stop:
+        dmc.main(["--config", "dmc_quik", "--runs-dir", str(tmp_path)])
+    assert stop.value.code == 2 and "the built-ins are" in capsys.readouterr().err
+    assert not list(tmp_path.iterdir())
+
+
+def test_checkpoints_run_configs_and_match_json_record_the_version(tmp_path):
+    import torch
+
+    import smear_env
+    from agents.arena import run_match
+    from nets import NetworkSpec, build_network, load_checkpoint, save_checkpoint
+    from train.config import from_mapping, to_mapping
+
+    spec = NetworkSpec("q", (8,))
+    path = save_checkpoint(tmp_path / "c.pt", spec, Rules(), build_network(spec).state_dict())
+    assert torch.load(path, weights_only=True)["smear_rl_version"] == smear_env.__version__
+    assert load_checkpoint(path).extra["smear_rl_version"] == smear_env.__version__
+    values = to_mapping(dmc.Config())
+    assert values["smear_rl_version"] == smear_env.__version__
+    assert from_mapping(dmc.Config, values) == dmc.Config()  # read back (resume): the version is not a setting
+    assert run_match("random", "random", games=2, seed=0).summary()["smear_rl_version"] == smear_env.__version__

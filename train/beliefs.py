@@ -32,6 +32,7 @@ from agents.neural import NeuralAgent
 from nets import NetworkSpec, build_network, save_checkpoint
 from smear_env import DealSampler, SmearVectorEnv, seat_view
 from smear_env import vector_kernels as K  # noqa: N812 - the batch's state columns
+from smear_env.cli import add_version_flag
 from smear_env.files import atomic_write
 
 from .run import seed_everything
@@ -151,6 +152,7 @@ def measure(model: torch.nn.Module, data: dict[str, np.ndarray], bins: int = 10)
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m train.beliefs", description=__doc__.splitlines()[0])
+    add_version_flag(parser)
     parser.add_argument("--out", required=True, help="where to write the model (a nets checkpoint)")
     parser.add_argument("--minutes", type=float, default=10.0, help="training time")
     parser.add_argument("--games", type=int, default=1024, help="games stepped in lockstep for the training positions")

@@ -23,7 +23,8 @@ import tyro
 import yaml
 from tyro.constructors import PrimitiveConstructorSpec
 
-from smear_env import Rules
+from smear_env import Rules, __version__
+from smear_env.cli import add_version_flag
 
 SPECIAL_OPPONENTS = ("self", "pool")
 
@@ -187,12 +188,44 @@ def check_types(config: Any) -> None:
 C = TypeVar("C", bound=RunConfig)
 
 
+def builtin_configs() -> list[str]:
+    """The names of the configs that ship with the kit (``dmc_quick``, ``dmc_full``, ...), found by name anywhere."""
+    from importlib.resources import files
+
+    return sorted(entry.name.removesuffix(".yaml") for entry in files("train.configs").iterdir() if entry.name.endswith(".yaml"))
+
+
+def find_config(name: str) -> Path:
+    """The config file a ``--config`` value names: a path to a YAML file, or the name of a built-in
+    (``dmc_quick``, or ``dmc_quick.yaml``) from the installed package.
+
+    Args:
+        name: a path (``configs/dmc_quick.yaml``, ``my.yaml``) or a built-in's name.
+
+    Returns:
+        The path of the file to read.
+
+    Raises:
+        ValueError: neither a file nor a built-in, naming the built-ins.
+    """
+    from importlib.resources import files
+
+    path = Path(name)
+    if path.is_file():
+        return path
+    stem = path.name.removesuffix(".yaml")
+    if path.parent == Path(".") and stem in builtin_configs():
+        return Path(str(files("train.configs").joinpath(f"{stem}.yaml")))
+    raise ValueError(f"--config {name}: no such file, and no built-in config of that name; the built-ins are {builtin_configs()}")
+
+
 def from_mapping(cls: type[C], values: dict[str, Any]) -> C:
     """A config from a mapping (a YAML file's); unknown keys and bad values raise ValueError naming them."""
     names = [f.name for f in dataclasses.fields(cls)]
     values = dict(values)
     legacy = {k: values.pop(k) for k in ("kitty_size",) if k in values}  # the first release's configs
     values.pop("algo", None)
+    values.pop("smear_rl_version", None)  # recorded in every run's config.yaml; not a setting
     unknown = sorted(set(values) - set(names))
     if unknown:
         raise ValueError(f"unknown config key(s) {unknown}; allowed are {names}")
@@ -210,8 +243,8 @@ def from_mapping(cls: type[C], values: dict[str, Any]) -> C:
 
 
 def to_mapping(config: RunConfig) -> dict[str, Any]:
-    """The config as plain values (for YAML and checkpoints)."""
-    values = dataclasses.asdict(config)
+    """The config as plain values (for YAML and checkpoints), with the kit's version that ran it."""
+    values = {"smear_rl_version": __version__, **dataclasses.asdict(config)}
     values["hidden"] = list(config.hidden)
     values["rules"] = config.rules.to_dict()
     return values
@@ -248,8 +281,9 @@ class Start:
 
 def parse(cls: type[C], argv: list[str] | None, description: str, prog: str) -> tuple[C, Start]:
     """The config given by ``--config FILE.yaml`` (defaults) and flags, and how to start the run."""
-    run_flags = argparse.ArgumentParser(add_help=False)
-    run_flags.add_argument("--config", metavar="FILE.yaml")
+    run_flags = argparse.ArgumentParser(add_help=False, prog=prog)
+    add_version_flag(run_flags)
+    run_flags.add_argument("--config", metavar="NAME|FILE.yaml")
     run_flags.add_argument("--resume", metavar="runs/NAME")
     run_flags.add_argument("--force", action="store_true")
     run_flags.add_argument("--suffix", action="store_true")
@@ -260,7 +294,11 @@ def parse(cls: type[C], argv: list[str] | None, description: str, prog: str) -> 
         raise SystemExit(2)
 
     values: dict[str, Any] = {}
-    sources = ([Path(known.resume) / "config.yaml"] if known.resume else []) + ([Path(known.config)] if known.config else [])
+    try:
+        named = [find_config(known.config)] if known.config else []
+    except ValueError as e:
+        fail(str(e))
+    sources = ([Path(known.resume) / "config.yaml"] if known.resume else []) + named
     for path in sources:
         if known.resume and path == sources[0] and not path.is_file():
             fail(f"--resume {known.resume}: no config.yaml there; is it a run folder?")
@@ -279,7 +317,7 @@ def parse(cls: type[C], argv: list[str] | None, description: str, prog: str) -> 
     except (ValueError, TypeError) as e:
         fail(str(e))
     epilog = (
-        "Run options: --config FILE.yaml (its values are the defaults), --resume runs/NAME (continue a run from "
+        f"Run options: --config NAME or FILE.yaml (its values are the defaults; built-in names: {', '.join(builtin_configs())}), --resume runs/NAME (continue a run from "
         "its last checkpoint), --force (start anew in a run folder that exists, deleting it), --suffix (start "
         "anew in the first free runs/NAME-2, NAME-3, ...)."
     )

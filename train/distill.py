@@ -27,7 +27,7 @@ with ``--init`` the last student); the held-out positions are drawn from the fir
 fits a wider student than the start network, started from the start's own function
 (``nets.widen``, Net2Net's wider operator). Expert iteration: ``--teacher
 search:net=STUDENT,samples=40,seconds=0.2`` with ``--init STUDENT`` searches over the last
-student's own values, so that each round's teacher is stronger (README "Distillation").
+student's own values, so that each round's teacher is stronger (docs/search_and_distillation.md).
 Contracts: ``--teacher search:net=STUDENT,rollouts=64,net_tricks=6 --label-rate 1`` values each
 trump and discard by playing the hand out with the student at every seat over 64 deals
 (``agents.rollouts``) and leaves the bids and the card play to the student's own values, which anchor them.
@@ -52,6 +52,7 @@ from agents import Agent, load_agent
 from agents.neural import SHIPPED, NeuralAgent
 from nets import load_checkpoint, masked_argmax, save_checkpoint, widen
 from smear_env import NUM_ACTIONS, Phase, Rules, SmearVectorEnv, seat_view
+from smear_env.cli import add_version_flag
 from smear_env.files import atomic_write
 
 from .config import parse_sizes
@@ -215,6 +216,7 @@ def fit(
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m train.distill", description=__doc__.splitlines()[0])
+    add_version_flag(parser)
     parser.add_argument("--out", required=True, help="output folder: positions/, checkpoint.pt, distill.json")
     parser.add_argument(
         "--teacher",

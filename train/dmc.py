@@ -8,7 +8,7 @@ batched network calls, in ``num_actors`` actor processes (``train.actors``) or i
 process. Opponents are drawn per game from a mix of the current network (self-play: all
 four seats learn), past networks of the run (the pool) and any agents.
 
-Run: ``python -m train.dmc --config configs/dmc_quick.yaml [--FIELD VALUE ...]``;
+Run: ``python -m train.dmc --config dmc_quick [--FIELD VALUE ...]``;
 ``--resume runs/NAME`` continues a run from its last checkpoint. From Python:
 ``train.dmc.train(Config(...))`` returns the run folder.
 """
@@ -27,6 +27,7 @@ import torch
 import torch.nn.functional as F  # noqa: N812 - the usual alias
 
 from agents.arena import need_ray
+from agents.neural import checkpoint_path
 from nets import NetworkSpec, build_network, load_checkpoint, resolve_device
 from smear_env import OBS_DIM
 from smear_env.observer import OFFSETS
@@ -66,7 +67,7 @@ class Config(RunConfig):
     ray_address: str | None = None
     """with backend ray: the cluster to join (e.g. 10.0.0.1:6379); none starts a local Ray"""
     init: str | None = None
-    """start the Q-network from this checkpoint's weights (its network must have these hidden sizes)"""
+    """start the Q-network from this checkpoint's weights (a path, or neural / dmc: a shipped network; its network must have these hidden sizes)"""
     teacher_positions: str | None = None
     """a train.distill positions folder: every gradient step also fits a batch of them to the teacher's values, so that self-play keeps a distilled network's card play"""
     teacher_weight: float = 1.0
@@ -75,6 +76,7 @@ class Config(RunConfig):
     """the decisions the Monte-Carlo loss fits (e.g. bid trump discard: the contracts learnt again under a distilled network's card play, which teacher_positions keeps)"""
 
     def validate(self) -> None:
+        """Every field checked (the shared ones, then DMC's), with a message naming it and what is allowed."""
         super().validate()
         for name in ("batch_size", "buffer_size"):
             if getattr(self, name) < 1:
@@ -162,7 +164,7 @@ def train(config: Config, start: Start | None = None, report: Callable[[dict[str
     spec = NetworkSpec("q", config.hidden)
     if config.backend == "ray":
         need_ray("config backend='ray'")
-    start_from = load_checkpoint(config.init) if config.init else None
+    start_from = load_checkpoint(checkpoint_path(config.init)) if config.init else None
     if start_from is not None and start_from.network != spec:
         raise ValueError(f"config init={config.init!r}: its network {start_from.network} is not this run's {spec}")
     taught = teacher_batches(config.teacher_positions) if config.teacher_positions else None

@@ -9,9 +9,9 @@ decision, and generalized advantage estimation runs over that sequence, not over
 the interleaved steps of the four seats. Opponents are drawn per game from the
 current policy, a pool of past networks and any agents. PPO steps its games in the
 learner's process: its rollouts are on-policy, so an actor would have to wait for each
-update anyway (see the README).
+update anyway (see docs/training.md).
 
-Run: ``python -m train.ppo --config configs/ppo_quick.yaml [--FIELD VALUE ...]``;
+Run: ``python -m train.ppo --config ppo_quick [--FIELD VALUE ...]``;
 ``--resume runs/NAME`` continues a run from its last checkpoint. From Python:
 ``train.ppo.train(Config(...))`` returns the run folder.
 """
@@ -66,6 +66,7 @@ class Config(RunConfig):
     """threads torch may use"""
 
     def validate(self) -> None:
+        """Every field checked (the shared ones, then PPO's), with a message naming it and what is allowed."""
         super().validate()
         for name in ("num_steps", "update_epochs", "num_minibatches"):
             if getattr(self, name) < 1:

@@ -1,7 +1,7 @@
 """Hyper-parameter sweeps with Ray Tune: trials of a trainer, stopped early by ASHA on the duplicate
 win rate against ``eval_opponent`` (``heuristic`` by default) at each evaluation.
 
-Run: ``python -m train.sweep --config configs/sweep_dmc.yaml [--address ADDR]`` (needs the
+Run: ``python -m train.sweep --config sweep_dmc [--address ADDR]`` (needs the
 ``ray`` extra). The sweep file names the trainer and its base config, the fields to search,
 the scheduler and the trials' resources (see ``configs/sweep_dmc.yaml``). It writes
 ``OUT/results.csv`` and ``OUT/results.md`` (every trial: its values, its last and best win
@@ -19,10 +19,11 @@ from typing import Any
 
 import yaml
 
+from smear_env.cli import add_version_flag
 from smear_env.files import atomic_write
 
 from . import dmc, ppo
-from .config import from_mapping, to_mapping
+from .config import find_config, from_mapping, to_mapping
 
 TRAINERS = {"dmc": dmc, "ppo": ppo}
 SPACES = {"grid": "grid_search", "choice": "choice", "uniform": "uniform", "loguniform": "loguniform", "randint": "randint"}
@@ -56,11 +57,11 @@ def read_sweep(path: Path) -> dict[str, Any]:
     return sweep
 
 
-def base_values(sweep: dict[str, Any], root: Path) -> dict[str, Any]:
-    """The trainer config every trial starts from: the base file's values and the overrides."""
+def base_values(sweep: dict[str, Any]) -> dict[str, Any]:
+    """The trainer config every trial starts from: the base config's values (a path or a built-in's name) and the overrides."""
     values: dict[str, Any] = {}
     if sweep.get("base"):
-        values.update(yaml.safe_load((root / sweep["base"]).read_text()) or {})
+        values.update(yaml.safe_load(find_config(str(sweep["base"])).read_text()) or {})
     values.update(sweep.get("overrides") or {})
     return values
 
@@ -79,15 +80,18 @@ def trial(params: dict[str, Any], trainer: str, values: dict[str, Any], trials: 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m train.sweep", description=__doc__.splitlines()[0])
-    parser.add_argument("--config", required=True, metavar="SWEEP.yaml", help="the sweep file")
+    add_version_flag(parser)
+    parser.add_argument(
+        "--config", required=True, metavar="NAME|SWEEP.yaml", help="the sweep file, or a built-in's name (sweep_dmc)"
+    )
     parser.add_argument("--address", help="the Ray cluster to join (default: the file's ray_address, else a local Ray)")
     parser.add_argument("--out", help="where results go (default: the file's out)")
     args = parser.parse_args(argv)
-    path = Path(args.config)
     try:
+        path = find_config(args.config)
         sweep = read_sweep(path)
         trainer = sweep.get("trainer", "dmc")
-        values = base_values(sweep, Path.cwd())
+        values = base_values(sweep)
         from_mapping(TRAINERS[trainer].Config, values)  # the base config is valid before anything starts
     except (OSError, ValueError) as e:
         print(f"python -m train.sweep: error: {e}", file=sys.stderr)
