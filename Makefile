@@ -4,14 +4,14 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: train demo test typecheck docs wheel bench clean
+.PHONY: train demo test typecheck docs wheel browser web bench clean
 
 $(STAMP): pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	# torch first, pinned: an unpinned torch would pull a multi-GB CUDA build.
 	$(PY) -m pip install --quiet torch==2.13.0
-	$(PY) -m pip install --quiet -e ".[train,dev,docs,sb3,ray]"
+	$(PY) -m pip install --quiet -e ".[train,web,dev,docs,sb3,ray]"
 	touch $(STAMP)
 
 ## The main job: a few minutes of DMC self-play from scratch, ending with an arena match against `heuristic`.
@@ -26,7 +26,7 @@ demo: $(STAMP)
 
 ## The whole default test suite: lint, type checks, the strict documentation build, then pytest
 ## (tests/test_wheel.py builds the wheel and installs it into a fresh virtual environment).
-test: $(STAMP) typecheck docs
+test: $(STAMP) typecheck docs browser
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(PY) -m pytest -n 2 --dist loadgroup -q
@@ -36,6 +36,15 @@ test: $(STAMP) typecheck docs
 docs: $(STAMP)
 	$(VENV)/bin/sphinx-build -E -W --keep-going -n -q -b html docs docs/_build/html
 	@echo "docs: docs/_build/html/index.html"
+
+## The browser the web tests drive: Debian's chromium (Playwright drives it; its own browser download
+## does not work offline). Installed with apt-get when missing (as root, as on CI).
+browser:
+	@command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium >/dev/null)
+
+## The browser table on http://127.0.0.1:8000/ (docs/web.md).
+web: $(STAMP)
+	$(VENV)/bin/smear-web
 
 ## An sdist and a wheel in dist/.
 wheel: $(STAMP)

@@ -83,6 +83,16 @@ def render_view(view: SeatView, legal: bool = True, spectator: Game | None = Non
     return "\n".join(lines)
 
 
+def view_tally(view: SeatView) -> tuple[list[int], dict[str, int | None], list[int]]:
+    """The hand so far as a seat sees it (trump declared): tricks won by team, the team that has taken
+    High, Low and Jack (None: nobody yet), and the game-count in each team's won tricks (R13)."""
+    assert view.trump is not None
+    tricks = [(t.leader, [(s, parse_card(c)) for s, c in t.plays], t.winner) for t in view.tricks]
+    points, game_count = tally(view.rules, SUITS.index(view.trump), tricks, [(s, parse_card(c)) for s, c in view.trick])
+    won = [sum(1 for t in view.tricks if t.winner & 1 == team) for team in (0, 1)]
+    return won, points, list(game_count)
+
+
 def tally_text(view: SeatView, me: int | None = None) -> str:
     """The hand so far: tricks won, who has taken High, Low and Jack, the game-count in won tricks
     (from ``me``'s side, or by team when None)."""
@@ -97,10 +107,7 @@ def tally_text(view: SeatView, me: int | None = None) -> str:
             return f"team 0 {values[0]}, team 1 {values[1]}"
         return f"us {values[me & 1]}, them {values[1 - (me & 1)]}"
 
-    assert view.trump is not None
-    tricks = [(t.leader, [(s, parse_card(c)) for s, c in t.plays], t.winner) for t in view.tricks]
-    points, game_count = tally(view.rules, SUITS.index(view.trump), tricks, [(s, parse_card(c)) for s, c in view.trick])
-    won = [sum(1 for t in view.tricks if t.winner & 1 == team) for team in (0, 1)]
+    won, points, game_count = view_tally(view)
     return (
         f"Tally: tricks {pair(won)}; High {side(points['high'])}, Low {side(points['low'])}, "
         f"Jack {side(points['jack'])}; game-count in won tricks {pair(game_count)}"

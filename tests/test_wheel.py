@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -30,7 +31,14 @@ def run(cmd: list[str], cwd: Path, timeout: float, stdin: str | None = None) -> 
 def installed(tmp_path_factory) -> tuple[Path, Path]:
     """The sdist and wheel built from this checkout, the wheel installed (with ``train``) into a fresh venv."""
     dist = tmp_path_factory.mktemp("dist")
-    run([sys.executable, "-m", "build", "--sdist", "--wheel", "--outdir", str(dist), str(ROOT)], ROOT, 600)
+    # Built from a copy of the tracked files: the other tests may be writing in the checkout meanwhile.
+    source = tmp_path_factory.mktemp("source")
+    tracked = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout.decode().split("\0")
+    for name in filter(None, tracked):
+        if (ROOT / name).is_file() and not (ROOT / name).is_symlink():
+            (source / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, source / name)
+    run([sys.executable, "-m", "build", "--sdist", "--wheel", "--outdir", str(dist), str(source)], source, 600)
     version = smear_env.__version__
     wheel = dist / f"smear_rl-{version}-py3-none-any.whl"
     assert wheel.is_file() and (dist / f"smear_rl-{version}.tar.gz").is_file(), sorted(p.name for p in dist.iterdir())
@@ -38,7 +46,7 @@ def installed(tmp_path_factory) -> tuple[Path, Path]:
     run([sys.executable, "-m", "venv", str(venv)], dist, 120)
     pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet"]
     run([*pip, "torch==2.13.0"], dist, 900)  # first and pinned, as docs/install.md says
-    run([*pip, f"{wheel}[train]"], dist, 900)
+    run([*pip, f"{wheel}[train,web]"], dist, 900)
     return wheel, venv / "bin"
 
 
@@ -47,6 +55,7 @@ def test_the_wheel_carries_the_weights_and_the_builtin_configs(installed):
     names = zipfile.ZipFile(wheel).namelist()
     assert {"agents/weights/neural.pt", "agents/weights/dmc.pt", "agents/weights/beliefs.pt"} <= set(names)
     assert {"train/configs/dmc_quick.yaml", "train/configs/ppo_quick.yaml", "train/configs/sweep_dmc.yaml"} <= set(names)
+    assert {"agents/web/static/table.html", "agents/web/static/table.js", "agents/web/static/table.css"} <= set(names)
     assert not [n for n in names if n.startswith(("tests/", "docs/", "notebooks/", "configs/"))]
 
 
@@ -63,7 +72,7 @@ def test_the_installed_package_plays_trains_and_evaluates_from_anywhere(installe
         "print(smear_env.__version__, env.unwrapped.game.scores)\n"
     )
     assert run([python, "-c", game], tmp_path, 120).stdout.startswith(smear_env.__version__)
-    for command in ("smear-eval", "smear-play", "smear-records", "smear-exploit"):
+    for command in ("smear-eval", "smear-play", "smear-records", "smear-exploit", "smear-web"):
         assert run([str(bin_ / command), "--version"], tmp_path, 60).stdout.strip() == f"{command} {smear_env.__version__}"
 
     match = run([str(bin_ / "smear-eval"), "neural", "heuristic", "--games", "20", "--json", "m.json"], tmp_path, 300)

@@ -1,0 +1,179 @@
+"""The tables of ``smear-web``: a game kept on the server, a person in one seat, agents in the others.
+
+No web framework here: a :class:`Table` takes actions and answers with what its person's seat may
+know (:func:`smear_env.seat_view`), as plain JSON values, so nothing hidden ever leaves the server.
+A finished hand stops the table at its summary (the whole hand face up, from its hand record) until
+the person goes on; only then do the agents play the next hand.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+import time
+from dataclasses import asdict
+from typing import Any
+
+from smear_env import Game, Phase, Rules, action_name, observe, seat_view
+from smear_env.game import game_label, game_rng, run_entropy
+from smear_env.render import point_rules, view_tally
+
+from ..base import Agent, load_agent
+from ..play_cli import after_move, announce
+
+MAX_TABLES = 200
+"""Tables kept at once; the least recently used one is dropped past this."""
+IDLE_SECONDS = 6 * 3600.0
+"""A table nobody touched for this long is dropped."""
+
+
+class TableError(ValueError):
+    """A request a table refuses (an illegal or out-of-range action, a move out of turn); the game is unchanged."""
+
+
+class Table:
+    """One game: the person's seat, the agents' specs, the rules; every move is made here."""
+
+    def __init__(self, seat: int, partner: str, opponents: str, rules: Rules, seed: int | None = None) -> None:
+        if seat not in range(4):
+            raise TableError(f"seat {seat!r}: one of 0, 1, 2, 3")
+        self.id = secrets.token_urlsafe(18)
+        self.seat = seat
+        self.rules = rules
+        self.specs = {(seat + 2) % 4: partner, (seat + 1) % 4: opponents, (seat + 3) % 4: opponents}
+        self.agents: dict[int, Agent] = {}
+        for other, spec in self.specs.items():
+            agent = load_agent(spec)  # a ValueError naming the allowed ids and options
+            agent.check_rules(rules)
+            self.agents[other] = agent
+        entropy = run_entropy(seed)
+        self.game = Game(rules, game_rng(entropy, 0, 0), game_id=game_label(entropy, 0, 0))
+        for other, agent in self.agents.items():
+            agent.seed([entropy % 2**63, other])
+        self.log: list[str] = [f"Hand 0: seat {self.game.dealer} deals."]
+        self.summary: dict[str, Any] | None = None
+        self.lock = threading.Lock()
+        self.touched = time.monotonic()
+        self._advance()
+
+    # ------------------------------------------------------------------ moves
+    def _move(self, seat: int, action: int) -> None:
+        game = self.game
+        self.log.append(announce(game, seat, action, self.seat))
+        learnt = after_move(game, seat, action, self.seat)
+        before = len(game.records)
+        game.step(action)
+        self.log.extend(learnt)
+        if len(game.records) > before:
+            self.summary = game.records[-1]  # the table stops here until the person goes on
+
+    def _advance(self) -> None:
+        """The agents play until it is the person's turn, a hand ends or the game is over."""
+        game = self.game
+        while not game.game_over and self.summary is None and game.to_act != self.seat:
+            seat = game.to_act
+            action = int(self.agents[seat].act(observe(game, seat), game.action_mask(), seat_view(game, seat)))
+            self._move(seat, action)
+
+    def act(self, action: Any) -> None:
+        """The person's move; a :class:`TableError` naming what is allowed if it is not one now."""
+        if isinstance(action, bool) or not isinstance(action, int):
+            raise TableError(f"action {action!r}: an action id, a whole number from 0 to 71")
+        if self.summary is not None:
+            raise TableError("the hand is over: go on to the next hand (POST .../continue) first")
+        if self.game.game_over:
+            raise TableError("the game is over")
+        legal = self.game.legal_actions()
+        if action not in legal:
+            allowed = ", ".join(f"{a} ({action_name(a)})" for a in legal)
+            raise TableError(
+                f"action {action} ({action_name(action) if 0 <= action < 72 else 'no such action'}) is not legal now; legal: {allowed}"
+            )
+        self._move(self.seat, action)
+        self._advance()
+
+    def go_on(self) -> None:
+        """Leave a hand's summary: the agents play on to the person's next turn."""
+        if self.summary is None:
+            raise TableError("no hand summary to leave: it is a move that is expected")
+        self.summary = None
+        if not self.game.game_over:
+            self.log = [f"Hand {self.game.hand_index}: seat {self.game.dealer} deals."]  # this hand's moves only
+        self._advance()
+
+    # ------------------------------------------------------------------ what the person sees
+    def state(self) -> dict[str, Any]:
+        """What the person's seat may know now, as JSON values (``seat_view``), with the legal moves named,
+        the tally so far, the last moves in words and, at a hand's end, that hand's record face up."""
+        game, me = self.game, self.seat
+        view = seat_view(game, me)
+        plain = asdict(view)
+        plain["phase"] = view.phase.name.lower()
+        plain["rules"] = view.rules.to_dict()
+        plain["tricks"] = [{"leader": t.leader, "plays": [list(p) for p in t.plays], "winner": t.winner} for t in view.tricks]
+        plain["trick"] = [list(p) for p in view.trick]
+        my_turn = self.summary is None and not game.game_over and game.to_act == me
+        plain["legal_actions"] = [{"id": a, "name": action_name(a)} for a in (view.legal_actions if my_turn else ())]
+        tally = None
+        if view.trump is not None and view.phase == Phase.PLAY:
+            won, points, game_count = view_tally(view)
+            tally = {
+                "tricks": won,
+                "high": points["high"],
+                "low": points["low"],
+                "jack": points["jack"],
+                "game_count": game_count,
+            }
+        return {
+            "table": self.id,
+            "seat": me,
+            "agents": {str(s): spec for s, spec in sorted(self.specs.items())},
+            "view": plain,
+            "tally": tally,
+            "point_rules": point_rules(self.rules),
+            "log": self.log,
+            "summary": self.summary,
+            "game_over": game.game_over and self.summary is None,
+            "final_scores": list(game.scores) if game.game_over else None,
+            "winner": game.winner if game.game_over else None,
+            "hands_played": len(game.records),
+        }
+
+    def records(self) -> list[dict[str, Any]]:
+        """The hand records of the hands finished so far (all of them face up: they are over)."""
+        return list(self.game.records)
+
+
+class Tables:
+    """The tables of one server, by their unguessable ids; the least recently used go past :data:`MAX_TABLES`."""
+
+    def __init__(self, limit: int = MAX_TABLES, idle_seconds: float = IDLE_SECONDS) -> None:
+        self.limit, self.idle_seconds = limit, idle_seconds
+        self._tables: dict[str, Table] = {}
+        self._lock = threading.Lock()
+
+    def add(self, table: Table) -> Table:
+        """Keep ``table``, dropping idle ones and, past the limit, the least recently used."""
+        with self._lock:
+            now = time.monotonic()
+            for key in [k for k, t in self._tables.items() if now - t.touched > self.idle_seconds]:
+                del self._tables[key]
+            while len(self._tables) >= self.limit:
+                del self._tables[min(self._tables, key=lambda k: self._tables[k].touched)]
+            self._tables[table.id] = table
+        return table
+
+    def get(self, table_id: str) -> Table:
+        """The table of ``table_id``; a KeyError if there is none (never another table's)."""
+        with self._lock:
+            table = self._tables[table_id]
+            table.touched = time.monotonic()
+            return table
+
+    def remove(self, table_id: str) -> None:
+        """Abandon a table (a KeyError if there is none)."""
+        with self._lock:
+            del self._tables[table_id]
+
+    def __len__(self) -> int:
+        return len(self._tables)

@@ -1,0 +1,133 @@
+"""``smear-web`` in a real browser: headless Chromium (Debian's, driven by Playwright) plays a whole game
+by clicking only; at every step neither the page nor any response it received names a hidden card."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import socket
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from smear_env import check_records
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+ARTEFACTS = Path(os.environ.get("SMEAR_TEST_ARTEFACTS", Path(__file__).parent.parent / "runs" / "test-artefacts"))
+FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+CARD = re.compile(r"(?<![A-Za-z0-9])[789TJQKA][CDHS](?![A-Za-z0-9])")
+
+pytestmark = pytest.mark.xdist_group("browser")
+
+
+@pytest.fixture(scope="module")
+def server():
+    """The app on a free loopback port, in a thread of this process, stopped at the end."""
+    import uvicorn
+
+    from agents.web.app import create_app
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    config = uvicorn.Config(create_app(), host="127.0.0.1", port=port, log_level="warning")
+    running = uvicorn.Server(config)
+    thread = threading.Thread(target=running.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not running.started:
+        assert time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    running.should_exit = True
+    thread.join(10)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"no Chromium at {CHROMIUM}: `make browser` installs Debian's chromium")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        launched = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        yield launched
+        launched.close()
+
+
+def knowledge(state: dict) -> set[str]:
+    """The cards the person's seat may know in ``state``; at a hand's summary, that finished hand face up."""
+    view = state["view"]
+    known = set(view["hand"]) | set(view["picked_up"] or ()) | set(view["discards"] or ())
+    known |= {c for t in view["tricks"] for _, c in t["plays"]} | {c for _, c in view["trick"]}
+    return known | (set(CARD.findall(json.dumps(state["summary"]))) if state["summary"] else set())
+
+
+def test_a_whole_game_by_clicking_shows_nothing_hidden(server, browser, tmp_path):
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    leaks: list[str] = []  # any response the browser received that names a card its seat cannot know
+
+    def inspect(response) -> None:
+        is_state = "/api/tables" in response.url and response.status < 300
+        if is_state and "json" in response.headers.get("content-type", ""):
+            state = json.loads(response.text())
+            extra = set(CARD.findall(json.dumps(state))) - knowledge(state)
+            if extra:
+                leaks.append(f"{response.url}: {sorted(extra)}")
+
+    page.on("response", inspect)
+    page.goto(server)
+    page.wait_for_selector("#new-table")
+    page.select_option("select[name=seat]", "2")
+    page.fill("input[name=opponents]", "random")
+    page.click("#start")
+    page.wait_for_selector("#table:not([hidden])")
+    ARTEFACTS.mkdir(parents=True, exist_ok=True)
+    checked, clicks, shot = 0, 0, False
+    while True:
+        page.wait_for_function("!document.body.classList.contains('busy')")
+        state = page.evaluate("window.smearState")
+        assert not page.locator("#error").is_visible(), page.inner_text("#error")
+        view = state["view"]
+        shown = set(CARD.findall(page.content()))
+        assert shown <= knowledge(state), f"hidden cards in the page: {shown - knowledge(state)}"
+        assert not leaks, leaks
+        checked += 1
+        if state["game_over"]:
+            break
+        if state["summary"]:
+            page.click("#continue")
+        else:
+            legal = sorted(a["id"] for a in view["legal_actions"])
+            buttons = page.locator("#controls button.move, #hand button.card.legal")
+            clickable = sorted(int(b.get_attribute("data-action")) for b in buttons.all())
+            assert clickable == legal  # every legal move is clickable, and only those
+            if not shot and view["phase"] == "play" and len(view["trick"]) >= 2:
+                page.screenshot(path=str(ARTEFACTS / "web_table.png"))
+                shot = True
+            buttons.last.click()
+            clicks += 1
+    assert clicks > 10 and checked > clicks
+    assert "Game over" in page.inner_text("#prompt")
+    with page.expect_download() as download:
+        page.click("#records")
+    path = tmp_path / "game.jsonl"
+    download.value.save_as(path)
+    assert check_records(path) == state["hands_played"]
+    page.reload()  # a reload resumes the table in progress
+    page.wait_for_selector("#table:not([hidden])")
+    assert "Game over" in page.inner_text("#prompt")
+    page.click("#abandon")
+    page.wait_for_selector("#new-table")
+    page.close()
