@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
@@ -119,34 +120,29 @@ def create_app(tables: Tables | None = None) -> Starlette:
         with table.lock:
             return JSONResponse(table.state())
 
+    async def moved(table: Table, move: Callable[[], None]) -> Response:
+        """A move at ``table`` in a worker thread (agents may think a while), answered with the new state."""
+
+        def run() -> dict[str, Any]:
+            with table.lock:
+                move()
+                return table.state()
+
+        try:
+            return JSONResponse(await run_in_threadpool(run))
+        except TableError as e:
+            return error(409, str(e))
+
     async def act(request: Request) -> Response:
         table = table_of(request)
         body = await body_of(request)
         if set(body) != {"action"}:
             return error(400, 'the body must be {"action": ID}, ID an action id from 0 to 71')
-
-        def move() -> dict[str, Any]:
-            with table.lock:
-                table.act(body["action"])
-                return table.state()
-
-        try:
-            return JSONResponse(await run_in_threadpool(move))
-        except TableError as e:
-            return error(409, str(e))
+        return await moved(table, lambda: table.act(body["action"]))
 
     async def go_on(request: Request) -> Response:
         table = table_of(request)
-
-        def move() -> dict[str, Any]:
-            with table.lock:
-                table.go_on()
-                return table.state()
-
-        try:
-            return JSONResponse(await run_in_threadpool(move))
-        except TableError as e:
-            return error(409, str(e))
+        return await moved(table, table.go_on)
 
     async def records(request: Request) -> Response:
         table = table_of(request)
