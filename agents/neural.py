@@ -76,6 +76,11 @@ class NeuralAgent(Agent):
         obs = torch.as_tensor(np.asarray(observations, dtype=np.float32)).to(self.device, non_blocking=True)
         return self.network(obs).cpu().numpy()
 
+    def scores(self, observation: np.ndarray, action_mask: np.ndarray, view: SeatView | None = None) -> dict[int, float]:
+        """Each legal action's value as the network judges it (a DMC network: the hand's expected score margin)."""
+        values = self.values(observation[None])[0]
+        return {int(a): float(values[a]) for a in np.flatnonzero(action_mask)}
+
     @torch.no_grad()
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray, views=None) -> np.ndarray:
         """The legal action of highest value in each row, in one network call; ``views`` are not needed."""

@@ -229,6 +229,26 @@ def check_hand(record: dict[str, Any], line: int = 1, previous: dict[str, Any] |
             raise RecordError(line, key, rule, f"is {record.get(key)!r}; the rules give {expected_record[key]!r}")
 
 
+def hand_start(record: dict[str, Any]) -> Game:
+    """The game at the start of a (checked) record's hand: its rules, dealer, cards and scores."""
+    rules = Rules.from_dict({k: v for k, v in record["rules"].items() if k in Rules.field_names()})
+    hands = [[parse_card(c) for c in hand] for hand in record["hands"]]
+    kitty = [parse_card(c) for c in record["kitty"]]
+    return Game.at_hand(
+        rules, record["dealer"], hands, kitty, record["score_before"], record["hand_index"], record["game_id"], rng=0
+    )
+
+
+def hand_actions(record: dict[str, Any]) -> list[int]:
+    """The action ids of a (checked) record's hand in the order they were made: bids, trump, discards, cards."""
+    actions = [bid_action(bid) for _, bid in record["bids"]]
+    if record["redeal"]:
+        return actions
+    actions.append(TRUMP_BASE + SUITS.index(record["trump"]))
+    actions += [DISCARD_BASE + parse_card(card) for card in record["discards"]]
+    return actions + [PLAY_BASE + parse_card(card) for trick in record["tricks"] for _, card in trick["plays"]]
+
+
 def check_records(source: str | os.PathLike[str] | Iterable[dict[str, Any]]) -> int:
     """Check every record of a file (or an iterable of records); returns how many were checked."""
     records = read_records(source) if isinstance(source, (str, os.PathLike)) else list(source)

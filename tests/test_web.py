@@ -154,3 +154,174 @@ def test_tables_are_apart(client):
     move = a["view"]["legal_actions"][0]["id"]
     assert client.post(f"/api/tables/{a['table']}/action", json={"action": move}).status_code == 200
     assert client.get(f"/api/tables/{b['table']}").json() == b
+
+
+@pytest.fixture(scope="module")
+def match_folder(tmp_path_factory):
+    """A records folder as ``smear-eval --json m.json --records m.jsonl`` leaves it, and a file beside it outside."""
+    from agents.arena import run_match
+    from smear_env import write_records
+
+    root = tmp_path_factory.mktemp("records")
+    match = run_match("neural", "heuristic", games=4, seed=1, keep_records=True)
+    write_records(match.records(), root / "m.jsonl")
+    (root / "m.json").write_text(json.dumps(match.summary()))
+    (root / "sub").mkdir()
+    write_records(match.records()[:3], root / "sub" / "few.jsonl")
+    lines = (root / "m.jsonl").read_text().splitlines()
+    broken = json.loads(lines[2])
+    broken["tricks"][0]["winner"] = (broken["tricks"][0]["winner"] + 1) % 4
+    (root / "broken.jsonl").write_text("\n".join([lines[0], lines[1], json.dumps(broken)]) + "\n")
+    outside = tmp_path_factory.mktemp("outside") / "secret.jsonl"
+    outside.write_text(lines[0] + "\n")
+    (root / "link.jsonl").symlink_to(outside)
+    return root, match
+
+
+@pytest.fixture
+def replay_client(match_folder) -> TestClient:
+    return TestClient(create_app(records=match_folder[0]))
+
+
+def test_the_records_folder_lists_and_serves_its_files_only(replay_client, match_folder):
+    root, match = match_folder
+    names = [f["name"] for f in replay_client.get("/api/records").json()["files"]]
+    assert names == ["broken.jsonl", "m.json", "m.jsonl", "sub/few.jsonl"]  # the symlink out is not listed
+    got = replay_client.get("/api/records/file", params={"name": "m.jsonl"}).json()
+    assert got["records"] == json.loads(json.dumps(match.records())) and len(got["records"]) == sum(
+        d.hands for d in match.deal_sets
+    )
+    assert len(replay_client.get("/api/records/file", params={"name": "sub/few.jsonl"}).json()["records"]) == 3
+
+
+@pytest.mark.parametrize(
+    ("name", "status", "message"),
+    [
+        ("../outside/secret.jsonl", 400, "without '..'"),
+        ("sub/../../x.jsonl", 400, "without '..'"),
+        ("/etc/passwd", 400, "not absolute"),
+        ("link.jsonl", 403, "leads out of the records folder"),
+        ("nothing.jsonl", 404, "no such file"),
+        ("sub", 400, "not a records"),
+        ("broken.jsonl", 422, "line 3"),
+    ],
+)
+def test_paths_out_of_the_folder_and_bad_files_are_refused(replay_client, name, status, message):
+    response = replay_client.get("/api/records/file", params={"name": name})
+    assert response.status_code == status and message in response.json()["error"], response.text
+
+
+def test_a_bad_record_names_its_line_key_and_rule(replay_client):
+    error = replay_client.get("/api/records/file", params={"name": "broken.jsonl"}).json()["error"]
+    assert "line 3" in error and "tricks[0].winner" in error and "R12" in error
+
+
+def test_uploads_are_checked_and_a_huge_one_is_refused(replay_client, match_folder, monkeypatch):
+    import agents.web.app as app_module
+
+    root, _ = match_folder
+    text = (root / "sub" / "few.jsonl").read_text()
+    assert len(replay_client.post("/api/records/upload?name=few.jsonl", content=text).json()["records"]) == 3
+    response = replay_client.post("/api/records/upload", content="{not json\n")
+    assert response.status_code == 422 and "line 1: not JSON" in response.json()["error"]
+    response = replay_client.post("/api/records/upload", content=b"\xff\xfe")
+    assert response.status_code == 422 and "UTF-8" in response.json()["error"]
+    monkeypatch.setattr(app_module, "MAX_UPLOAD", 1000)
+    small = TestClient(app_module.create_app(records=root))
+    response = small.post("/api/records/upload", content=text)
+    assert response.status_code == 413 and "over the limit" in response.json()["error"]
+
+
+def test_a_match_page_has_its_summary_and_the_deal_sets_that_swung_most(replay_client, match_folder):
+    _, match = match_folder
+    got = replay_client.get("/api/match", params={"json": "m.json", "records": "m.jsonl"}).json()
+    assert got["summary"]["win_rate"] == match.summary()["win_rate"] and got["summary"]["smear_rl_version"]
+    swings = got["swings"]
+    assert swings and [abs(s["swing"]) for s in swings] == sorted((abs(s["swing"]) for s in swings), reverse=True)
+    for swing in swings:  # recomputed from the two records: A's margin in each, summed
+        total = 0
+        for index in swing["records"]:
+            record = got["records"][index]
+            team = record["agents"].index("A") & 1
+            change = [a - b for b, a in zip(record["score_before"], record["score_after"], strict=True)]
+            total += change[team] - change[1 - team]
+        assert total == swing["swing"]
+        a, b = (got["records"][i] for i in swing["records"])
+        assert a["hands"] == [b["hands"][s] for s in range(4)] and a["game_id"][:-2] == b["game_id"][:-2]
+    bad = replay_client.get("/api/match", params={"json": "m.jsonl", "records": "m.jsonl"})
+    assert bad.status_code == 422
+
+
+def test_explain_gives_the_networks_values_of_every_decision(replay_client, match_folder):
+    import numpy as np
+
+    from agents import load_agent
+    from smear_env import observe
+    from smear_env.records import hand_actions, hand_start
+
+    _, match = match_folder
+    record = next(r for r in match.records() if not r["redeal"])
+    got = replay_client.post("/api/explain", json={"record": record, "agent": "neural"}).json()["decisions"]
+    agent, game, decisions = load_agent("neural"), hand_start(record), {}
+    for step, action in enumerate(hand_actions(record)):
+        if len(game.legal_actions()) > 1:
+            decisions[step] = agent.values(observe(game, game.to_act)[None])[0]
+        game.step(action)
+    assert [d["step"] for d in got] == sorted(decisions)
+    for d in got:
+        from smear_env import parse_action
+
+        assert {parse_action(n): v for n, v in d["values"].items()} == pytest.approx(
+            {a: float(decisions[d["step"]][a]) for a in map(parse_action, d["values"])}, abs=1e-3
+        )
+        assert np.isfinite(list(d["values"].values())).all()
+    for body, message in (
+        ({"record": record, "agent": "heuristic"}, "cannot value its choices"),
+        ({"record": {"schema": "x"}, "agent": "neural"}, "not a hand record"),
+        ({"record": record, "agent": "nosuch"}, "not a built-in agent"),
+        ({"agent": "neural"}, '{"record"'),
+    ):
+        response = replay_client.post("/api/explain", json=body)
+        assert response.status_code == 400 and message in response.json()["error"], response.text
+
+
+def test_without_a_records_folder_only_uploads_are_read(client):
+    assert client.get("/api/records").json() == {"folder": None, "files": []}
+    response = client.get("/api/records/file", params={"name": "m.jsonl"})
+    assert response.status_code == 404 and "no records folder" in response.json()["error"]
+
+
+def test_twenty_tables_at_once_on_loopback_play_to_the_end(tmp_path):
+    """The load test, bounded: 20 scripted clients against heuristic x3 at once, each game to its end, no error
+    (the response times are benchmarks/bench_web.py's to report, not asserted here)."""
+    import importlib.util
+    import socket
+    import threading
+    import time
+    from pathlib import Path
+
+    import uvicorn
+
+    spec = importlib.util.spec_from_file_location("bench_web", Path(__file__).parent.parent / "benchmarks" / "bench_web.py")
+    assert spec and spec.loader
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(create_app(), host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.05)
+    try:
+        timings, errors, games = bench.play_tables(f"http://127.0.0.1:{port}", tables=20, seed=100)
+    finally:
+        server.should_exit = True
+        thread.join(10)
+    assert not errors, errors[:5]
+    assert all(game["state"]["game_over"] for game in games) and len(timings) > 20 * 10
+    for i, game in enumerate(games):
+        path = tmp_path / f"{i}.jsonl"
+        path.write_text(game["records"])
+        assert check_records(path) == game["state"]["hands_played"]

@@ -32,7 +32,20 @@ pytestmark = pytest.mark.xdist_group("browser")
 
 
 @pytest.fixture(scope="module")
-def server():
+def match(tmp_path_factory):
+    """A records folder with an arena match in it, as ``smear-eval --json m.json --records m.jsonl`` writes it."""
+    from agents.arena import run_match
+    from smear_env import write_records
+
+    folder = tmp_path_factory.mktemp("records")
+    played = run_match("neural", "heuristic", games=2, seed=4, keep_records=True)
+    write_records(played.records(), folder / "m.jsonl")
+    (folder / "m.json").write_text(json.dumps(played.summary()))
+    return folder, played
+
+
+@pytest.fixture(scope="module")
+def server(match):
     """The app on a free loopback port, in a thread of this process, stopped at the end."""
     import uvicorn
 
@@ -41,7 +54,7 @@ def server():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    config = uvicorn.Config(create_app(), host="127.0.0.1", port=port, log_level="warning")
+    config = uvicorn.Config(create_app(records=match[0]), host="127.0.0.1", port=port, log_level="warning")
     running = uvicorn.Server(config)
     thread = threading.Thread(target=running.run, daemon=True)
     thread.start()
@@ -131,3 +144,54 @@ def test_a_whole_game_by_clicking_shows_nothing_hidden(server, browser, tmp_path
     page.click("#abandon")
     page.wait_for_selector("#new-table")
     page.close()
+
+
+def test_a_records_file_replayed_in_the_page_shows_every_trick_of_the_file(server, browser, match):
+    folder, played = match
+    records = played.records()
+    page = browser.new_page(viewport={"width": 1400, "height": 1100})
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(f"{server}/replay")
+    page.click("#file-list button[data-name='m.jsonl']")
+    page.wait_for_selector("#viewer:not([hidden])")
+    assert page.locator("#hand-pick option").count() == len(records)
+    tricks_checked = 0
+    for index, record in enumerate(records):
+        page.select_option("#hand-pick", str(index))
+        page.click("#first")
+        for seat in range(4):  # all four hands face up at the deal
+            held = page.locator(f".seat .card[data-seat='{seat}']").evaluate_all("els => els.map(e => e.dataset.card)")
+            assert held == record["hands"][seat]
+        steps = int(page.get_attribute("#slider", "max"))
+        for _ in range(steps):
+            page.click("#next")
+            text = page.inner_text("#event")
+            if " won by seat " in text:  # the trick's fourth card: the table shows the whole trick
+                trick = record["tricks"][tricks_checked_in_hand(page)]
+                shown = page.locator("#trick .card").evaluate_all("els => els.map(e => [Number(e.dataset.seat), e.dataset.card])")
+                assert shown == trick["plays"] and text.endswith(f"won by seat {trick['winner']}.")
+                tricks_checked += 1
+        assert page.locator("#tricks-list .done-trick").count() == (0 if record["redeal"] else 6)
+        if index == 1:  # the shipped network's values of each decision, shown before it is made
+            with page.expect_response(lambda r: "/api/explain" in r.url and r.ok):
+                page.click("#explain-hand")
+            page.click("#first")
+            assert "seat" in page.inner_text("#decision-values .values")
+    assert tricks_checked == sum(len(r["tricks"] or ()) for r in records) > 0
+    page.select_option("#match-json", "m.json")
+    page.click("#match-form button")
+    page.wait_for_selector("#match-summary:not([hidden])")
+    low, high = played.summary()["win_rate_ci95"]
+    assert f"[{low:.3f}, {high:.3f}]" in page.inner_text("#win-rate")
+    page.locator("#swings button").first.click()
+    page.click("#last")
+    ARTEFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTEFACTS / "web_replay.png"), full_page=True)
+    assert not errors, errors
+    page.close()
+
+
+def tricks_checked_in_hand(page) -> int:
+    """The trick whose last card the replay shows now (from its text: "Trick N won by ...")."""
+    return int(re.search(r"Trick (\d) won by", page.inner_text("#event")).group(1)) - 1

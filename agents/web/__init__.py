@@ -1,1 +1,1 @@
-"""``smear-web``: play Smear in a browser against any agents (:mod:`agents.web.app`, :mod:`agents.web.tables`)."""
+"""``smear-web``: play Smear in a browser against any agents, and replay records (``app``, ``tables``, ``replay``)."""

@@ -2,30 +2,9 @@
 // seat's view that comes back. Nothing here knows another seat's cards until a hand is over.
 "use strict";
 
-const SUIT = { C: "\u2663", D: "\u2666", H: "\u2665", S: "\u2660" };
-const SUIT_NAME = { C: "clubs", D: "diamonds", H: "hearts", S: "spades" };
-const $ = (id) => document.getElementById(id);
 let tableId = null;
 let state = null;
 let busy = false;
-
-function cardEl(card, opts = {}) {
-  const el = document.createElement(opts.action !== undefined ? "button" : "span");
-  const rank = card[0] === "T" ? "10" : card[0];
-  el.className = "card " + (card[1] === "H" || card[1] === "D" ? "red" : "black");
-  el.dataset.card = card;
-  el.setAttribute("aria-label", `${rank} of ${SUIT_NAME[card[1]]}`);
-  el.innerHTML = `<span class="rank">${rank}</span><span class="suit">${SUIT[card[1]]}</span>`;
-  if (opts.action !== undefined) {
-    el.type = "button";
-    el.classList.add("legal");
-    el.dataset.action = opts.action;
-    el.addEventListener("click", () => send(opts.action));
-  } else if (opts.dim) {
-    el.classList.add("dim");
-  }
-  return el;
-}
 
 function backs(n) {
   const wrap = document.createElement("span");
@@ -36,24 +15,6 @@ function backs(n) {
     wrap.appendChild(b);
   }
   return wrap;
-}
-
-async function api(method, path, body) {
-  const response = await fetch(path, {
-    method,
-    headers: body === undefined ? {} : { "Content-Type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  if (response.status === 204) return null;
-  const data = await response.json();
-  if (!response.ok) throw new Error(data.error || response.statusText);
-  return data;
-}
-
-function showError(message) {
-  const el = $("error");
-  el.textContent = message || "";
-  el.hidden = !message;
 }
 
 function relative(seat) {
@@ -113,7 +74,7 @@ function draw() {
   for (const [seat, card] of v.trick) {
     const slot = document.createElement("div");
     slot.className = `slot ${relative(seat)}`;
-    slot.appendChild(cardEl(card));
+    slot.appendChild(cardEl(card, { seat }));
     trick.appendChild(slot);
   }
   const legal = new Map(v.legal_actions.map((a) => [a.name, a.id]));
@@ -121,7 +82,8 @@ function draw() {
   hand.innerHTML = "";
   for (const card of v.hand) {
     const id = legal.get(card);
-    hand.appendChild(cardEl(card, id === undefined ? { dim: v.legal_actions.length > 0 } : { action: id }));
+    hand.appendChild(cardEl(card, id === undefined ? { dim: v.legal_actions.length > 0 } : { onClick: () => send(id) }));
+    if (id !== undefined) hand.lastChild.dataset.action = id;
   }
   if (v.picked_up && v.picked_up.length) {
     const p = document.createElement("div");
@@ -159,8 +121,7 @@ function draw() {
     row.className = "done-trick";
     row.append(`Trick ${i + 1}: `);
     for (const [seat, card] of t.plays) {
-      const c = cardEl(card);
-      c.classList.add("small");
+      const c = cardEl(card, { seat, small: true });
       c.title = `seat ${seat}`;
       row.appendChild(c);
     }
@@ -216,6 +177,28 @@ function drawSummary() {
     hands.appendChild(d);
   }
   box.appendChild(hands);
+  const scoring = [...new Set(Object.values(state.agents))].filter((spec) => /^(neural|dmc|search)\b/.test(spec));
+  if (!r.redeal && scoring.length) {
+    const why = document.createElement("button");
+    why.type = "button";
+    why.id = "explain";
+    why.textContent = "What the agents thought";
+    const out = document.createElement("div");
+    out.id = "explained";
+    why.addEventListener("click", async () => {
+      why.disabled = true;
+      try {
+        for (const spec of scoring) {
+          const seats = Object.entries(state.agents).filter(([, s]) => s === spec).map(([seat]) => Number(seat));
+          const answer = await api("POST", "/api/explain", { record: r, agent: spec });
+          for (const d of answer.decisions.filter((d) => seats.includes(d.seat))) out.appendChild(valuesEl(d, `seat ${d.seat} (${spec})`));
+        }
+      } catch (e) {
+        showError(e.message);
+      }
+    });
+    box.append(why, out);
+  }
   const next = document.createElement("button");
   next.type = "button";
   next.id = "continue";

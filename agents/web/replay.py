@@ -1,0 +1,154 @@
+"""What ``smear-web``'s replay reads: records files from one folder only, an agent's values of each
+decision of a recorded hand, and the deal sets of an arena match whose two games differed most."""
+
+from __future__ import annotations
+
+import threading
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from starlette.exceptions import HTTPException
+
+from smear_env import IllegalActionError, action_name, observe, seat_view
+from smear_env.records import hand_actions, hand_start
+
+from ..base import Agent, load_agent
+
+SUFFIXES = (".jsonl", ".json")
+
+
+class RecordsFolder:
+    """The one folder the replay may read (``smear-web --records DIR``): a name is a path inside it, never
+    absolute, never with ``..``, never a symlink that leads out of it."""
+
+    def __init__(self, root: Path | None, limit: int) -> None:
+        self.root = root.resolve() if root is not None else None
+        self.limit = limit
+        self.shown = str(root) if root is not None else None
+
+    def _inside(self, path: Path) -> bool:
+        assert self.root is not None
+        try:
+            return path.resolve(strict=True).is_relative_to(self.root)
+        except (OSError, RuntimeError):
+            return False
+
+    def files(self) -> list[dict[str, Any]]:
+        """The records (``.jsonl``) and match (``.json``) files in the folder and below it, by name."""
+        if self.root is None:
+            return []
+        found = []
+        for path in sorted(self.root.rglob("*")):
+            if path.suffix in SUFFIXES and path.is_file() and self._inside(path):
+                found.append({"name": path.relative_to(self.root).as_posix(), "bytes": path.stat().st_size})
+        return found
+
+    def read(self, name: str) -> str:
+        """The text of file ``name`` of the folder; an HTTPException (4xx) naming why not."""
+        if self.root is None:
+            raise HTTPException(
+                404, "this server has no records folder (start it with smear-web --records DIR); upload a file instead"
+            )
+        relative = Path(name)
+        if relative.is_absolute() or ".." in relative.parts or "\\" in name or "\0" in name:
+            raise HTTPException(400, f"{name!r}: a file name inside the records folder, without '..' and not absolute")
+        path = self.root / relative
+        if not path.exists() and not path.is_symlink():
+            raise HTTPException(404, f"{name!r}: no such file in the records folder")
+        if not self._inside(path):
+            raise HTTPException(403, f"{name!r}: leads out of the records folder")
+        if not path.is_file() or path.suffix not in SUFFIXES:
+            raise HTTPException(400, f"{name!r}: not a records (.jsonl) or match (.json) file")
+        if path.stat().st_size > self.limit:
+            raise HTTPException(413, f"{name!r}: over the limit of {self.limit // 2**20} MiB")
+        try:
+            return path.read_text()
+        except UnicodeDecodeError:
+            raise HTTPException(422, f"{name!r}: not UTF-8 text") from None
+
+
+_agent_lock = threading.Lock()
+
+
+@lru_cache(maxsize=8)
+def _scorer(spec: str) -> Agent:
+    agent = load_agent(spec)
+    if not callable(getattr(agent, "scores", None)):
+        raise ValueError(f"agent {spec!r} cannot value its choices; neural, neural:PATH, dmc and search can")
+    return agent
+
+
+def explain(record: dict[str, Any], spec: str) -> list[dict[str, Any]]:
+    """Each decision of a recorded hand with a choice: the step, the seat, the action made and ``spec``'s value
+    of every legal action (in the agent's unit: a network's is the hand's expected score margin).
+
+    Raises:
+        ValueError: the agent cannot value its choices, or the record is not a playable hand.
+    """
+    if not isinstance(spec, str) or not spec:
+        raise ValueError(f"agent {spec!r}: an agent spec such as neural, dmc or search")
+    agent = _scorer(spec)
+    try:
+        game, actions = hand_start(record), hand_actions(record)
+    except (KeyError, TypeError, ValueError, IndexError) as e:
+        raise ValueError(f"the record is not a hand record ({type(e).__name__}: {e})") from None
+    agent.check_rules(game.rules)
+    decisions = []
+    with _agent_lock:  # one agent object serves all requests
+        agent.seed(0)
+        for step, action in enumerate(actions):
+            legal = game.legal_actions()
+            if len(legal) > 1:
+                seat = game.to_act
+                values = agent.scores(observe(game, seat), game.action_mask(), seat_view(game, seat))  # type: ignore[attr-defined]
+                decisions.append(
+                    {
+                        "step": step,
+                        "seat": seat,
+                        "action": action_name(action),
+                        "values": {action_name(a): round(v, 3) for a, v in values.items()},
+                    }
+                )
+            try:
+                game.step(action)
+            except IllegalActionError as e:
+                raise ValueError(f"the record's hand is not legal at step {step}: {e}") from None
+    return decisions
+
+
+def match_swings(records: list[dict[str, Any]], most: int = 10) -> list[dict[str, Any]]:
+    """The hands of an arena match whose two games of a deal set differed most for agent A.
+
+    The two games of a deal set (``game_id`` ending ``-A`` and ``-B``) deal the same cards hand by hand with
+    the partnerships swapped; for each hand index both played, A's score margin in the one plus A's in the other
+    is what A gained over B on the same cards (0 when both play alike). Records without the arena's ``agents``
+    key give no swings.
+    """
+    by_game: dict[str, dict[int, int]] = {}
+    for index, record in enumerate(records):
+        if isinstance(record.get("agents"), list) and record["game_id"][-2:] in ("-A", "-B"):
+            by_game.setdefault(record["game_id"], {})[record["hand_index"]] = index
+    swings = []
+    for game_id, hands in by_game.items():
+        if not game_id.endswith("-A") or game_id[:-1] + "B" not in by_game:
+            continue
+        other = by_game[game_id[:-1] + "B"]
+        for hand_index in sorted(set(hands) & set(other)):
+            pair = [records[hands[hand_index]], records[other[hand_index]]]
+            margins = []
+            for record in pair:
+                team = record["agents"].index("A") & 1
+                change = [after - before for before, after in zip(record["score_before"], record["score_after"], strict=True)]
+                margins.append(change[team] - change[1 - team])
+            swings.append(
+                {
+                    "deal_set": game_id[:-2],
+                    "hand_index": hand_index,
+                    "records": [hands[hand_index], other[hand_index]],
+                    "margins": margins,
+                    "swing": sum(margins),
+                }
+            )
+    swings.sort(key=lambda s: -abs(s["swing"]))
+    return swings[:most]

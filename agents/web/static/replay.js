@@ -1,0 +1,286 @@
+// The replay: hand records opened from the server's records folder (or uploaded), stepped through one
+// event at a time with the four hands face up; an arena match's summary; an agent's values of each decision.
+"use strict";
+
+let records = [];
+let shown = []; // indexes of the records the filters keep
+let current = null; // index into records
+let events = [];
+let step = 0;
+let labels = null; // agent names by side ("A", "B") when a match is open
+let values = null; // {step: decision} of the current hand
+
+const POSITION = ["bottom", "left", "top", "right"]; // seat 0 at the bottom, all hands face up
+
+function eventsOf(r) {
+  // One event per step: the deal, each bid, the pick-up, the trump, each discard, each card, the result.
+  const list = [{ text: `Seat ${r.dealer} deals.`, kind: "deal" }];
+  let action = 0;
+  for (const [seat, bid] of r.bids) list.push({ text: `Seat ${seat}: ${bid === 0 ? "pass" : "bid " + bid}`, kind: "bid", seat, bid, action: action++ });
+  if (r.redeal) {
+    list.push({ text: "Everyone passed: the same dealer deals again.", kind: "end" });
+    return list;
+  }
+  const k = r.rules.kitty_size;
+  list.push({ text: `Seat ${r.bidder} is the bidder (${r.bid}) and picks up ${k ? r.kitty.slice(0, k).join(" ") : "nothing"}.`, kind: "pickup" });
+  list.push({ text: `Seat ${r.bidder} declares trump: ${SUIT_NAME[r.trump]}.`, kind: "trump", seat: r.bidder, action: action++ });
+  for (const card of r.discards) list.push({ text: `Seat ${r.bidder} discards ${card}.`, kind: "discard", seat: r.bidder, card, action: action++ });
+  r.tricks.forEach((t, i) => {
+    t.plays.forEach(([seat, card], j) => {
+      const won = j === 3 ? ` Trick ${i + 1} won by seat ${t.winner}.` : "";
+      list.push({ text: `Seat ${seat} plays ${card}.${won}`, kind: "play", seat, card, trick: i, place: j, action: action++ });
+    });
+  });
+  const points = Object.entries(r.points).map(([k, team]) => `${k} ${team === null ? "nobody" : "team " + team}`).join(", ");
+  list.push({
+    text: `Bid ${r.made_bid ? "made" : "SET"}. ${points}. Game-count ${r.game_count[0]} to ${r.game_count[1]}. Score ${r.score_before.join("-")} \u2192 ${r.score_after.join("-")}${r.game_over ? `; game over, team ${r.winner} wins` : ""}.`,
+    kind: "end",
+  });
+  return list;
+}
+
+function seatLabel(r, seat) {
+  const side = r.agents ? r.agents[seat] : null;
+  const name = side && labels ? `${side}: ${labels[side] || side}` : side || "";
+  return `Seat ${seat} (team ${seat & 1})${name ? " \u00b7 " + name : ""}${seat === r.dealer ? " \u00b7 dealer" : ""}`;
+}
+
+function draw() {
+  const r = records[current];
+  const upto = events.slice(0, step + 1);
+  const held = r.hands.map((h) => [...h]);
+  const gone = new Set();
+  const bids = { 0: [], 1: [], 2: [], 3: [] };
+  let trick = [];
+  let doneTricks = [];
+  for (const e of upto) {
+    if (e.kind === "bid") bids[e.seat].push(e.bid === 0 ? "pass" : `bid ${e.bid}`);
+    if (e.kind === "pickup") held[r.bidder].push(...r.kitty.slice(0, r.rules.kitty_size));
+    if (e.kind === "discard") held[r.bidder] = held[r.bidder].filter((c) => c !== e.card);
+    if (e.kind === "play") {
+      gone.add(e.card);
+      if (e.place === 0) trick = [];
+      trick.push([e.seat, e.card]);
+      if (e.place === 3) doneTricks = r.tricks.slice(0, e.trick + 1);
+    }
+  }
+  $("hand-title").textContent =
+    `${r.game_id}, hand ${r.hand_index}: ` + (r.redeal ? "all passed" : `seat ${r.bidder} bid ${r.bid} in ${SUIT_NAME[r.trump]}, ${r.made_bid ? "made" : "set"}`) +
+    ` \u00b7 score before ${r.score_before.join("-")}`;
+  for (let seat = 0; seat < 4; seat++) {
+    const el = $(`seat-${POSITION[seat]}`);
+    el.innerHTML = "";
+    const who = document.createElement("div");
+    who.className = "who" + (events[step + 1] && events[step + 1].seat === seat ? " to-act" : "");
+    who.textContent = seatLabel(r, seat) + (bids[seat].length ? ` \u00b7 ${bids[seat].join(", ")}` : "");
+    el.appendChild(who);
+    const hand = document.createElement("div");
+    hand.className = "open-hand";
+    for (const card of held[seat]) hand.appendChild(cardEl(card, { small: true, dim: gone.has(card), seat }));
+    el.appendChild(hand);
+  }
+  const t = $("trick");
+  t.innerHTML = "";
+  for (const [seat, card] of trick) {
+    const slot = document.createElement("div");
+    slot.className = `slot ${POSITION[seat]}`;
+    slot.appendChild(cardEl(card, { seat }));
+    t.appendChild(slot);
+  }
+  const list = $("tricks-list");
+  list.innerHTML = "";
+  doneTricks.forEach((tr, i) => {
+    const row = document.createElement("div");
+    row.className = "done-trick";
+    row.dataset.trick = i;
+    row.append(`Trick ${i + 1}: `);
+    for (const [seat, card] of tr.plays) row.appendChild(cardEl(card, { seat, small: true }));
+    row.append(` won by seat ${tr.winner}`);
+    list.appendChild(row);
+  });
+  const e = events[step];
+  $("event").textContent = e.text;
+  $("slider").max = events.length - 1;
+  $("slider").value = step;
+  $("step-text").textContent = `step ${step} of ${events.length - 1}`;
+  const box = $("decision-values");
+  box.innerHTML = "";
+  const next = events[step + 1];
+  if (values && next && next.action !== undefined && values[next.action]) box.appendChild(valuesEl(values[next.action], `seat ${next.seat}'s decision`));
+}
+
+function open(index) {
+  current = index;
+  events = eventsOf(records[index]);
+  step = 0;
+  values = null;
+  $("viewer").hidden = false;
+  $("hand-pick").value = String(index);
+  draw();
+}
+
+function applyFilters() {
+  const bidder = $("f-bidder").value;
+  const bid = $("f-bid").value;
+  const made = $("f-made").value;
+  shown = records
+    .map((r, i) => [r, i])
+    .filter(([r]) => (bidder === "" || String(r.bidder) === bidder) && (bid === "" || String(r.bid) === bid))
+    .filter(([r]) => made === "" || (made === "redeal" ? r.redeal : !r.redeal && (made === "made") === r.made_bid))
+    .map(([, i]) => i);
+  const pick = $("hand-pick");
+  pick.innerHTML = "";
+  for (const i of shown) {
+    const r = records[i];
+    const o = document.createElement("option");
+    o.value = i;
+    o.textContent = `${r.game_id} #${r.hand_index}` + (r.redeal ? " (redeal)" : ` seat ${r.bidder} bid ${r.bid} ${r.made_bid ? "made" : "set"}`);
+    pick.appendChild(o);
+  }
+  $("hand-count").textContent = `${shown.length} of ${records.length} hands`;
+  if (shown.length) open(shown.includes(current) ? current : shown[0]);
+}
+
+function load(data, match) {
+  records = data.records;
+  labels = match ? { A: match.summary.agents[0], B: match.summary.agents[1] } : null;
+  $("status").textContent = `${data.name}: ${records.length} hands`;
+  const box = $("match-summary");
+  box.hidden = !match;
+  box.innerHTML = "";
+  if (match) drawMatch(match, box);
+  current = null;
+  applyFilters();
+}
+
+function drawMatch(match, box) {
+  const s = match.summary;
+  const [a, b] = s.agents;
+  const p = (x) => x.toFixed(3);
+  const head = document.createElement("div");
+  head.innerHTML = `<h2>A = ${a} vs B = ${b}</h2>`;
+  const line = document.createElement("p");
+  line.id = "win-rate";
+  line.textContent =
+    `${s.games} games (${s.deal_sets} deal sets, seed ${s.seed}): win rate of A ${p(s.win_rate)} [${p(s.win_rate_ci95[0])}, ${p(s.win_rate_ci95[1])}], ` +
+    `margin ${s.score_margin_per_game.toFixed(2)} a game, ${s.score_margin_per_hand.toFixed(3)} a hand` + (s.smear_rl_version ? ` (smear-rl ${s.smear_rl_version})` : "");
+  head.appendChild(line);
+  const table = document.createElement("table");
+  table.className = "figures";
+  table.innerHTML = "<tr><th></th><th>High</th><th>Low</th><th>Jack</th><th>Game</th><th>bid 2 / made</th><th>bid 3 / made</th><th>bid 4 / made</th></tr>";
+  for (const [side, name] of [["A", a], ["B", b]]) {
+    const pts = s.points_by_category[name];
+    const row = table.insertRow();
+    row.insertCell().textContent = side;
+    for (const c of ["high", "low", "jack", "game"]) row.insertCell().textContent = p(pts[c]);
+    for (const level of ["2", "3", "4"]) {
+      const made = s.made_bid_rate[name][level];
+      row.insertCell().textContent = `${p(s.bid_rate[name][level])} / ${made === null ? "-" : p(made)}`;
+    }
+  }
+  head.appendChild(table);
+  const swings = document.createElement("div");
+  swings.innerHTML = "<h3>The hands whose two games differed most (A's margin with one set of cards plus with the other)</h3>";
+  const ol = document.createElement("ol");
+  ol.id = "swings";
+  for (const sw of match.swings) {
+    const li = document.createElement("li");
+    li.append(`deal set ${sw.deal_set}, hand ${sw.hand_index}: ${sw.swing >= 0 ? "+" : ""}${sw.swing} for A (${sw.margins.join(" and ")}) `);
+    sw.records.forEach((index, k) => {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.textContent = k === 0 ? "game A" : "game B";
+      button.addEventListener("click", () => {
+        for (const f of ["f-bidder", "f-bid", "f-made"]) $(f).value = "";
+        applyFilters();
+        open(index);
+      });
+      li.appendChild(button);
+    });
+    ol.appendChild(li);
+  }
+  swings.appendChild(ol);
+  box.append(head, swings);
+}
+
+async function guarded(work) {
+  try {
+    showError("");
+    await work();
+  } catch (e) {
+    showError(e.message);
+  }
+}
+
+async function listFiles() {
+  const data = await api("GET", "/api/records");
+  $("folder").textContent = data.folder ? `in ${data.folder}` : "No records folder (smear-web --records DIR); upload a file.";
+  const list = $("file-list");
+  list.innerHTML = "";
+  for (const selectId of ["match-json", "match-records"]) $(selectId).innerHTML = "";
+  for (const f of data.files) {
+    const li = document.createElement("li");
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "file";
+    button.textContent = f.name;
+    button.dataset.name = f.name;
+    if (f.name.endsWith(".jsonl")) {
+      button.addEventListener("click", () => guarded(async () => load(await api("GET", `/api/records/file?name=${encodeURIComponent(f.name)}`))));
+      li.appendChild(button);
+      list.appendChild(li);
+    }
+    const o = document.createElement("option");
+    o.value = o.textContent = f.name;
+    $(f.name.endsWith(".json") ? "match-json" : "match-records").appendChild(o);
+  }
+  const json = $("match-json");
+  json.addEventListener("change", () => {
+    const twin = json.value.replace(/\.json$/, ".jsonl");
+    if ([...$("match-records").options].some((o) => o.value === twin)) $("match-records").value = twin;
+  });
+  json.dispatchEvent(new Event("change"));
+}
+
+function move(to) {
+  if (current === null) return;
+  step = Math.max(0, Math.min(events.length - 1, to));
+  draw();
+}
+
+$("first").addEventListener("click", () => move(0));
+$("prev").addEventListener("click", () => move(step - 1));
+$("next").addEventListener("click", () => move(step + 1));
+$("last").addEventListener("click", () => move(events.length - 1));
+$("slider").addEventListener("input", (e) => move(Number(e.target.value)));
+document.addEventListener("keydown", (e) => {
+  if (e.target.tagName === "INPUT" && e.target.type !== "range") return;
+  if (e.key === "ArrowRight") move(step + 1);
+  if (e.key === "ArrowLeft") move(step - 1);
+});
+for (const f of ["f-bidder", "f-bid", "f-made"]) $(f).addEventListener("change", applyFilters);
+$("hand-pick").addEventListener("change", (e) => open(Number(e.target.value)));
+$("upload").addEventListener("change", (e) =>
+  guarded(async () => {
+    const file = e.target.files[0];
+    if (file) load(await api("POST", `/api/records/upload?name=${encodeURIComponent(file.name)}`, file, true));
+  }),
+);
+$("match-form").addEventListener("submit", (e) => {
+  e.preventDefault();
+  guarded(async () => {
+    const q = `json=${encodeURIComponent($("match-json").value)}&records=${encodeURIComponent($("match-records").value)}`;
+    const match = await api("GET", `/api/match?${q}`);
+    load(match, match);
+  });
+});
+$("explain-hand").addEventListener("click", () =>
+  guarded(async () => {
+    const spec = $("explain-agent").value.trim();
+    const answer = await api("POST", "/api/explain", { record: records[current], agent: spec });
+    values = Object.fromEntries(answer.decisions.map((d) => [d.step, d]));
+    draw();
+  }),
+);
+
+guarded(listFiles);

@@ -1,0 +1,134 @@
+"""``smear-web`` under load: many tables at once on loopback, each a scripted client against three
+``heuristic`` agents, every game played to its end; prints the response times of the actions.
+
+Run: ``python benchmarks/bench_web.py --tables 20`` (it starts ``smear-web`` on a free loopback port
+and stops that process when done). Bounded: each client plays one game, at most ``--max-requests``
+requests. ``tests/test_web.py`` plays the same clients (``play_tables``) against a server of its own.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import httpx
+import numpy as np
+
+
+def play_table(url: str, seed: int, max_requests: int, timings: list[float], errors: list[str]) -> dict:
+    """One client: a table against three heuristic agents, random legal moves to the end of the game."""
+    rng = np.random.default_rng(seed)
+    with httpx.Client(base_url=url, timeout=60) as client:
+        response = client.post(
+            "/api/tables", json={"seat": seed % 4, "partner": "heuristic", "opponents": "heuristic", "seed": seed}
+        )
+        if response.status_code != 201:
+            errors.append(f"create: {response.status_code} {response.text[:200]}")
+            return {}
+        state = response.json()
+        table = state["table"]
+        for _ in range(max_requests):
+            if state["game_over"]:
+                break
+            started = time.perf_counter()
+            if state["summary"]:
+                response = client.post(f"/api/tables/{table}/continue")
+            else:
+                legal = [a["id"] for a in state["view"]["legal_actions"]]
+                response = client.post(f"/api/tables/{table}/action", json={"action": int(rng.choice(legal))})
+                timings.append(time.perf_counter() - started)
+            if response.status_code != 200:
+                errors.append(f"{table}: {response.status_code} {response.text[:200]}")
+                return state
+            state = response.json()
+        else:
+            errors.append(f"{table}: not over after {max_requests} requests")
+        records = client.get(f"/api/tables/{table}/records").text
+        client.delete(f"/api/tables/{table}")
+    return {"state": state, "records": records}
+
+
+def play_tables(url: str, tables: int, seed: int = 0, max_requests: int = 2000) -> tuple[list[float], list[str], list[dict]]:
+    """``tables`` clients at once, each in its own thread; their action response times, errors and games."""
+    timings: list[float] = []
+    errors: list[str] = []
+    games: list[dict] = [{} for _ in range(tables)]
+
+    def client(i: int) -> None:
+        try:
+            games[i] = play_table(url, seed + i, max_requests, timings, errors)
+        except httpx.HTTPError as e:
+            errors.append(f"client {i}: {type(e).__name__}: {e}")
+
+    threads = [threading.Thread(target=client, args=(i,)) for i in range(tables)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return timings, errors, games
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tables", type=int, default=20, help="tables playing at once (default 20)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json", help="write the figures here too")
+    args = parser.parse_args(argv)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    command = [str(Path(sys.executable).parent / "smear-web"), "--port", str(port)]
+    server = subprocess.Popen(command, stderr=subprocess.DEVNULL, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    try:
+        url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                httpx.get(f"{url}/api/agents", timeout=2)
+                break
+            except httpx.HTTPError:
+                if time.monotonic() > deadline or server.poll() is not None:
+                    print("smear-web did not start", file=sys.stderr)
+                    return 1
+                time.sleep(0.2)
+        started = time.perf_counter()
+        timings, errors, games = play_tables(url, args.tables, args.seed)
+        seconds = time.perf_counter() - started
+    finally:
+        server.terminate()  # the process this script started, by its handle
+        server.wait(10)
+    ms = np.array(timings) * 1000
+    over = sum(1 for g in games if g and g["state"].get("game_over"))
+    figures = {
+        "tables": args.tables,
+        "games_over": over,
+        "errors": len(errors),
+        "actions": int(ms.size),
+        "seconds": round(seconds, 2),
+        "actions_per_second": round(ms.size / seconds, 1),
+        "p50_ms": round(float(np.percentile(ms, 50)), 2),
+        "p90_ms": round(float(np.percentile(ms, 90)), 2),
+        "p99_ms": round(float(np.percentile(ms, 99)), 2),
+        "max_ms": round(float(ms.max()), 2),
+    }
+    print(
+        f"{args.tables} tables at once (heuristic x3 + a scripted client each), {over} games played to the end, "
+        f"{len(errors)} errors; {ms.size:,} actions in {seconds:.1f} s ({figures['actions_per_second']:,} a second); "
+        f"action response time p50 {figures['p50_ms']} ms, p90 {figures['p90_ms']} ms, p99 {figures['p99_ms']} ms, max {figures['max_ms']} ms"
+    )
+    for line in errors[:10]:
+        print("error:", line)
+    if args.json:
+        Path(args.json).write_text(json.dumps(figures, indent=2))
+    return 1 if errors or over < args.tables else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
