@@ -129,6 +129,12 @@ def test_a_whole_game_by_clicking_shows_nothing_hidden(server, browser, tmp_path
             if not shot and view["phase"] == "play" and len(view["trick"]) >= 2:
                 page.screenshot(path=str(ARTEFACTS / "web_table.png"))
                 shot = True
+            if clicks == 5:  # a reload resumes the game in progress, exactly where it was
+                page.reload()
+                page.wait_for_selector("#table:not([hidden])")
+                page.wait_for_function("window.smearState !== undefined")
+                assert page.evaluate("window.smearState") == state
+                buttons = page.locator("#controls button.move, #hand button.card.legal")
             buttons.last.click()
             clicks += 1
     assert clicks > 10 and checked > clicks
