@@ -15,6 +15,7 @@ transport drives the same code, only the carrying differs:
 
 from __future__ import annotations
 
+import copy
 import multiprocessing
 import queue
 from dataclasses import dataclass, field
@@ -143,10 +144,11 @@ class InProcess:
 
     def __init__(self, settings: ActorSettings, q: torch.nn.Module, seed: int) -> None:
         self.play = SelfPlay(settings, seed)
-        self.q = q
+        self.q = copy.deepcopy(q)  # the games are played by the weights last published, as the actors' are
 
     def publish(self, q: torch.nn.Module) -> None:
-        pass  # the games are stepped with the learner's own network
+        """The learner's newest weights, for the next block."""
+        self.q.load_state_dict(q.state_dict())
 
     def remember(self, state: dict, step: int) -> None:
         self.play.remember(state, step)

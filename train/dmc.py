@@ -74,6 +74,8 @@ class Config(RunConfig):
     """weight of that loss (train.distill's: cross-entropy to the teacher's soft policy plus 0.1 x squared error) beside the Monte-Carlo loss"""
     learn_phases: tuple[Literal["bid", "trump", "discard", "play"], ...] = ("bid", "trump", "discard", "play")
     """the decisions the Monte-Carlo loss fits (e.g. bid trump discard: the contracts learnt again under a distilled network's card play, which teacher_positions keeps)"""
+    frozen_steps: int = 0
+    """agent-steps at the start in which the games are played by the start network while the learner fits its values to their returns (policy evaluation); only then does the learner's policy play: a run from a distilled network starts from values calibrated to its own play"""
 
     def validate(self) -> None:
         """Every field checked (the shared ones, then DMC's), with a message naming it and what is allowed."""
@@ -81,8 +83,9 @@ class Config(RunConfig):
         for name in ("batch_size", "buffer_size"):
             if getattr(self, name) < 1:
                 raise ValueError(f"config {name}={getattr(self, name)}: must be at least 1")
-        if self.warmup < 0 or self.num_actors < 0:
-            raise ValueError(f"config warmup={self.warmup}, num_actors={self.num_actors}: must be 0 or more")
+        for name in ("warmup", "num_actors", "frozen_steps"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"config {name}={getattr(self, name)}: must be 0 or more")
         if not self.updates_per_step > 0:
             raise ValueError(f"config updates_per_step={self.updates_per_step}: must be above 0")
         if not 0 <= self.epsilon <= 1:
@@ -238,7 +241,8 @@ def train(config: Config, start: Start | None = None, report: Callable[[dict[str
                     optimizer.step()
                     updates += 1
                     losses.append(loss.item())
-                actors.publish(q)
+                if run.step + steps >= config.frozen_steps:  # until then the start network plays (policy evaluation)
+                    actors.publish(q)
 
                 # ---------------------------------------------------------------- logs, pool, eval, checkpoint
                 scalars = {"charts/replay_size": float(len(replay)), "charts/updates": float(updates)}
