@@ -15,6 +15,7 @@ Run: ``python -m train.dmc --config dmc_quick [--FIELD VALUE ...]``;
 
 from __future__ import annotations
 
+import copy
 import sys
 import time
 from collections.abc import Callable
@@ -74,6 +75,8 @@ class Config(RunConfig):
     """weight of that loss (train.distill's: cross-entropy to the teacher's soft policy plus 0.1 x squared error) beside the Monte-Carlo loss"""
     learn_phases: tuple[Literal["bid", "trump", "discard", "play"], ...] = ("bid", "trump", "discard", "play")
     """the decisions the Monte-Carlo loss fits (e.g. bid trump discard: the contracts learnt again under a distilled network's card play, which teacher_positions keeps)"""
+    anchor_weight: float = 0.0
+    """weight of a squared-error pull of every action's value towards the start network's (init's), beside the Monte-Carlo loss: the values move only where the returns keep saying so (0: none)"""
     frozen_steps: int = 0
     """agent-steps at the start in which the games are played by the start network while the learner fits its values to their returns (policy evaluation); only then does the learner's policy play: a run from a distilled network starts from values calibrated to its own play"""
 
@@ -90,8 +93,11 @@ class Config(RunConfig):
             raise ValueError(f"config updates_per_step={self.updates_per_step}: must be above 0")
         if not 0 <= self.epsilon <= 1:
             raise ValueError(f"config epsilon={self.epsilon}: must be in [0, 1]")
-        if self.teacher_weight < 0:
-            raise ValueError(f"config teacher_weight={self.teacher_weight}: must be 0 or more")
+        for name in ("teacher_weight", "anchor_weight"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"config {name}={getattr(self, name)}: must be 0 or more")
+        if self.anchor_weight > 0 and not self.init:
+            raise ValueError(f"config anchor_weight={self.anchor_weight}: needs init, the network whose values it keeps close")
         if not self.learn_phases or len(set(self.learn_phases)) < len(self.learn_phases):
             raise ValueError(f"config learn_phases={self.learn_phases}: one or more of bid, trump, discard, play, each once")
         if self.backend == "ray" and self.num_actors < 1:
@@ -179,6 +185,7 @@ def train(config: Config, start: Start | None = None, report: Callable[[dict[str
         q = build_network(spec).to(device)
         if start_from is not None:
             q.load_state_dict(start_from.model)
+        anchor = copy.deepcopy(q).eval() if config.anchor_weight > 0 else None  # the start's values, frozen
         optimizer = torch.optim.Adam(q.parameters(), lr=config.learning_rate)
         updates, pool = 0, []
         if run.resumed:
@@ -204,6 +211,7 @@ def train(config: Config, start: Start | None = None, report: Callable[[dict[str
             actors.remember(state, step)
         replay = Replay(config.buffer_size)
         steps_at_start, started, losses, teacher_losses, finished = run.step, run.start_clock(), [], [], []
+        anchor_losses: list[float] = []
         try:
             while run.running():
                 # ---------------------------------------------------------------- decisions with their returns -> replay
@@ -228,8 +236,14 @@ def train(config: Config, start: Start | None = None, report: Callable[[dict[str
                     updates = target_updates
                 while updates < target_updates:
                     b_obs, b_act, b_ret = replay.sample(rng, config.batch_size, device)
-                    value = q(b_obs).gather(1, b_act[:, None]).squeeze(1)
-                    loss = F.mse_loss(value, b_ret)
+                    outputs = q(b_obs)
+                    loss = F.mse_loss(outputs.gather(1, b_act[:, None]).squeeze(1), b_ret)
+                    if anchor is not None:
+                        with torch.no_grad():
+                            kept = anchor(b_obs)
+                        anchor_loss = F.mse_loss(outputs, kept)
+                        loss = loss + config.anchor_weight * anchor_loss
+                        anchor_losses.append(anchor_loss.item())
                     if taught is not None:
                         t_obs, t_goal, t_legal = taught(rng, config.batch_size, device)
                         taught_loss = teacher_loss(q(t_obs), t_goal, t_legal, TEMPERATURE, VALUE_WEIGHT)
@@ -249,6 +263,9 @@ def train(config: Config, start: Start | None = None, report: Callable[[dict[str
                 if losses:
                     scalars["losses/q_loss"] = float(np.mean(losses))
                     losses.clear()
+                if anchor_losses:
+                    scalars["losses/anchor_loss"] = float(np.mean(anchor_losses))
+                    anchor_losses.clear()
                 if teacher_losses:
                     scalars["losses/teacher_loss"] = float(np.mean(teacher_losses))
                     teacher_losses.clear()
