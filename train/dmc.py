@@ -76,7 +76,7 @@ class Config(RunConfig):
     learn_phases: tuple[Literal["bid", "trump", "discard", "play"], ...] = ("bid", "trump", "discard", "play")
     """the decisions the Monte-Carlo loss fits (e.g. bid trump discard: the contracts learnt again under a distilled network's card play, which teacher_positions keeps)"""
     anchor_weight: float = 0.0
-    """weight of a squared-error pull of every action's value towards the start network's (init's), beside the Monte-Carlo loss: the values move only where the returns keep saying so (0: none)"""
+    """weight of a squared-error pull of every action's value, relative to the action taken, towards the start network's (init's), beside the Monte-Carlo loss: the returns set the level, the start's ranking stays unless the returns keep saying otherwise (0: none)"""
     frozen_steps: int = 0
     """agent-steps at the start in which the games are played by the start network while the learner fits its values to their returns (policy evaluation); only then does the learner's policy play: a run from a distilled network starts from values calibrated to its own play"""
 
@@ -237,11 +237,13 @@ def train(config: Config, start: Start | None = None, report: Callable[[dict[str
                 while updates < target_updates:
                     b_obs, b_act, b_ret = replay.sample(rng, config.batch_size, device)
                     outputs = q(b_obs)
-                    loss = F.mse_loss(outputs.gather(1, b_act[:, None]).squeeze(1), b_ret)
-                    if anchor is not None:
+                    value = outputs.gather(1, b_act[:, None])
+                    loss = F.mse_loss(value.squeeze(1), b_ret)
+                    if anchor is not None:  # the start's values relative to the action taken: its ranking, not its level
                         with torch.no_grad():
                             kept = anchor(b_obs)
-                        anchor_loss = F.mse_loss(outputs, kept)
+                            kept = kept - kept.gather(1, b_act[:, None])
+                        anchor_loss = F.mse_loss(outputs - value, kept)
                         loss = loss + config.anchor_weight * anchor_loss
                         anchor_losses.append(anchor_loss.item())
                     if taught is not None:
