@@ -159,13 +159,12 @@ def test_tables_are_apart(client):
 @pytest.fixture(scope="module")
 def match_folder(tmp_path_factory):
     """A records folder as ``smear-eval --json m.json --records m.jsonl`` leaves it, and a file beside it outside."""
-    from agents.arena import run_match
+    from serving import write_match
+
     from smear_env import write_records
 
     root = tmp_path_factory.mktemp("records")
-    match = run_match("neural", "heuristic", games=4, seed=1, keep_records=True)
-    write_records(match.records(), root / "m.jsonl")
-    (root / "m.json").write_text(json.dumps(match.summary()))
+    match = write_match(root, games=4, seed=1)
     (root / "sub").mkdir()
     write_records(match.records()[:3], root / "sub" / "few.jsonl")
     lines = (root / "m.jsonl").read_text().splitlines()
@@ -295,30 +294,16 @@ def test_twenty_tables_at_once_on_loopback_play_to_the_end(tmp_path):
     """The load test, bounded: 20 scripted clients against heuristic x3 at once, each game to its end, no error
     (the response times are benchmarks/bench_web.py's to report, not asserted here)."""
     import importlib.util
-    import socket
-    import threading
-    import time
     from pathlib import Path
 
-    import uvicorn
+    from serving import serving
 
     spec = importlib.util.spec_from_file_location("bench_web", Path(__file__).parent.parent / "benchmarks" / "bench_web.py")
     assert spec and spec.loader
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(create_app(), host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    while not server.started:
-        time.sleep(0.05)
-    try:
-        timings, errors, games = bench.play_tables(f"http://127.0.0.1:{port}", tables=20, seed=100)
-    finally:
-        server.should_exit = True
-        thread.join(10)
+    with serving(create_app()) as url:
+        timings, errors, games = bench.play_tables(url, tables=20, seed=100)
     assert not errors, errors[:5]
     assert all(game["state"]["game_over"] for game in games) and len(timings) > 20 * 10
     for i, game in enumerate(games):

@@ -7,9 +7,6 @@ import json
 import os
 import re
 import shutil
-import socket
-import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -34,37 +31,21 @@ pytestmark = pytest.mark.xdist_group("browser")
 @pytest.fixture(scope="module")
 def match(tmp_path_factory):
     """A records folder with an arena match in it, as ``smear-eval --json m.json --records m.jsonl`` writes it."""
-    from agents.arena import run_match
-    from smear_env import write_records
+    from serving import write_match
 
     folder = tmp_path_factory.mktemp("records")
-    played = run_match("neural", "heuristic", games=2, seed=4, keep_records=True)
-    write_records(played.records(), folder / "m.jsonl")
-    (folder / "m.json").write_text(json.dumps(played.summary()))
-    return folder, played
+    return folder, write_match(folder, games=2, seed=4)
 
 
 @pytest.fixture(scope="module")
 def server(match):
-    """The app on a free loopback port, in a thread of this process, stopped at the end."""
-    import uvicorn
+    """The app, with the match's records folder, on a free loopback port."""
+    from serving import serving
 
     from agents.web.app import create_app
 
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    config = uvicorn.Config(create_app(records=match[0]), host="127.0.0.1", port=port, log_level="warning")
-    running = uvicorn.Server(config)
-    thread = threading.Thread(target=running.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not running.started:
-        assert time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    running.should_exit = True
-    thread.join(10)
+    with serving(create_app(records=match[0])) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")

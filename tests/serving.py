@@ -1,0 +1,45 @@
+"""A web app served on a free loopback port in a thread of the test's process, for as long as a ``with`` lasts."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+
+@contextmanager
+def serving(app) -> Iterator[str]:
+    """The app's base URL (``http://127.0.0.1:PORT``); the server stops, by its own handle, at the end."""
+    import uvicorn
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert time.monotonic() < deadline and thread.is_alive(), "the server did not start"
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(10)
+
+
+def write_match(folder, games: int, seed: int):
+    """An arena match of ``neural`` against ``heuristic`` written into ``folder`` as ``smear-eval --json m.json
+    --records m.jsonl`` writes it; the match."""
+    import json
+
+    from agents.arena import run_match
+    from smear_env import write_records
+
+    match = run_match("neural", "heuristic", games=games, seed=seed, keep_records=True)
+    write_records(match.records(), folder / "m.jsonl")
+    (folder / "m.json").write_text(json.dumps(match.summary()))
+    return match
