@@ -16,6 +16,7 @@ import dataclasses
 import sys
 import typing
 from dataclasses import dataclass, field
+from importlib.resources import files
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
@@ -190,8 +191,6 @@ C = TypeVar("C", bound=RunConfig)
 
 def builtin_configs() -> list[str]:
     """The names of the configs that ship with the kit (``dmc_quick``, ``dmc_full``, ...), found by name anywhere."""
-    from importlib.resources import files
-
     return sorted(entry.name.removesuffix(".yaml") for entry in files("train.configs").iterdir() if entry.name.endswith(".yaml"))
 
 
@@ -208,8 +207,6 @@ def find_config(name: str) -> Path:
     Raises:
         ValueError: neither a file nor a built-in, naming the built-ins.
     """
-    from importlib.resources import files
-
     path = Path(name)
     if path.is_file():
         return path

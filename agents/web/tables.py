@@ -174,6 +174,3 @@ class Tables:
         """Abandon a table (a KeyError if there is none)."""
         with self._lock:
             del self._tables[table_id]
-
-    def __len__(self) -> int:
-        return len(self._tables)
