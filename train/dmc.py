@@ -77,6 +77,8 @@ class Config(RunConfig):
     """the decisions the Monte-Carlo loss fits (e.g. bid trump discard: the contracts learnt again under a distilled network's card play, which teacher_positions keeps)"""
     anchor_weight: float = 0.0
     """weight of a squared-error pull of every action's value, relative to the action taken, towards the start network's (init's), beside the Monte-Carlo loss: the returns set the level, the start's ranking stays unless the returns keep saying otherwise (0: none)"""
+    anchor_steps: int = 0
+    """agent-steps after frozen_steps over which anchor_weight falls linearly to 0: held first, then let go, so that the returns decide more and more (0: it never falls)"""
     frozen_steps: int = 0
     """agent-steps at the start in which the games are played by the start network while the learner fits its values to their returns (policy evaluation); only then does the learner's policy play: a run from a distilled network starts from values calibrated to its own play"""
 
@@ -86,7 +88,7 @@ class Config(RunConfig):
         for name in ("batch_size", "buffer_size"):
             if getattr(self, name) < 1:
                 raise ValueError(f"config {name}={getattr(self, name)}: must be at least 1")
-        for name in ("warmup", "num_actors", "frozen_steps"):
+        for name in ("warmup", "num_actors", "frozen_steps", "anchor_steps"):
             if getattr(self, name) < 0:
                 raise ValueError(f"config {name}={getattr(self, name)}: must be 0 or more")
         if not self.updates_per_step > 0:
@@ -98,10 +100,18 @@ class Config(RunConfig):
                 raise ValueError(f"config {name}={getattr(self, name)}: must be 0 or more")
         if self.anchor_weight > 0 and not self.init:
             raise ValueError(f"config anchor_weight={self.anchor_weight}: needs init, the network whose values it keeps close")
+        if self.anchor_steps > 0 and not self.anchor_weight > 0:
+            raise ValueError(f"config anchor_steps={self.anchor_steps}: needs anchor_weight above 0, the pull that falls")
         if not self.learn_phases or len(set(self.learn_phases)) < len(self.learn_phases):
             raise ValueError(f"config learn_phases={self.learn_phases}: one or more of bid, trump, discard, play, each once")
         if self.backend == "ray" and self.num_actors < 1:
             raise ValueError(f"config num_actors={self.num_actors}: backend ray needs at least 1 actor")
+
+    def anchor_at(self, step: int) -> float:
+        """The anchor's weight at agent-step ``step``: anchor_weight until frozen_steps, then falling over anchor_steps."""
+        if not self.anchor_steps:
+            return self.anchor_weight
+        return self.anchor_weight * min(1.0, max(0.0, 1.0 - (step - self.frozen_steps) / self.anchor_steps))
 
 
 class Replay:
@@ -234,17 +244,18 @@ def train(config: Config, start: Start | None = None, report: Callable[[dict[str
                 target_updates = int(((run.step + steps) // config.num_envs) * config.updates_per_step)
                 if len(replay) < config.warmup:
                     updates = target_updates
+                pull = config.anchor_at(run.step)
                 while updates < target_updates:
                     b_obs, b_act, b_ret = replay.sample(rng, config.batch_size, device)
                     outputs = q(b_obs)
                     value = outputs.gather(1, b_act[:, None])
                     loss = F.mse_loss(value.squeeze(1), b_ret)
-                    if anchor is not None:  # the start's values relative to the action taken: its ranking, not its level
+                    if anchor is not None and pull > 0:  # the start's values relative to the action taken (its ranking)
                         with torch.no_grad():
                             kept = anchor(b_obs)
                             kept = kept - kept.gather(1, b_act[:, None])
                         anchor_loss = F.mse_loss(outputs - value, kept)
-                        loss = loss + config.anchor_weight * anchor_loss
+                        loss = loss + pull * anchor_loss
                         anchor_losses.append(anchor_loss.item())
                     if taught is not None:
                         t_obs, t_goal, t_legal = taught(rng, config.batch_size, device)
@@ -267,6 +278,7 @@ def train(config: Config, start: Start | None = None, report: Callable[[dict[str
                     losses.clear()
                 if anchor_losses:
                     scalars["losses/anchor_loss"] = float(np.mean(anchor_losses))
+                    scalars["charts/anchor_weight"] = pull
                     anchor_losses.clear()
                 if teacher_losses:
                     scalars["losses/teacher_loss"] = float(np.mean(teacher_losses))
