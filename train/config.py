@@ -159,6 +159,9 @@ def check_types(config: Any) -> None:
         if typing.get_origin(hint) is Annotated:
             hint = typing.get_args(hint)[0]
         origin, args = typing.get_origin(hint), typing.get_args(hint)
+        if origin is tuple and isinstance(value, list):  # YAML has lists, not tuples
+            value = tuple(value)
+            setattr(config, f.name, value)
         if hint is bool:
             ok = isinstance(value, bool)
         elif hint is int:
@@ -234,8 +237,6 @@ def from_mapping(cls: type[C], values: dict[str, Any]) -> C:
     values["rules"] = Rules.from_dict({**rules, **legacy})
     if isinstance(values.get("hidden"), (list, str)):
         values["hidden"] = parse_sizes(values["hidden"], "config hidden")
-    if isinstance(values.get("learn_phases"), list):
-        values["learn_phases"] = tuple(values["learn_phases"])
     return cls(**values)
 
 
