@@ -44,7 +44,7 @@ from smear_env import RecordError, Rules, check_records
 from smear_env.cli import add_version_flag
 
 from ..base import registered
-from .replay import RecordsFolder, explain, match_swings
+from .replay import FolderError, RecordsFolder, explain, match_swings
 from .tables import Table, TableError, Tables
 
 STATIC = Path(str(files("agents.web").joinpath("static")))
@@ -243,6 +243,8 @@ def create_app(tables: Tables | None = None, records: Path | None = None) -> Sta
         return JSONResponse({"agent": spec, "decisions": values})
 
     async def http_error(request: Request, exc: Exception) -> Response:
+        if isinstance(exc, FolderError):
+            return error(exc.status, str(exc))
         assert isinstance(exc, HTTPException)
         return error(exc.status_code, str(exc.detail))
 
@@ -263,7 +265,7 @@ def create_app(tables: Tables | None = None, records: Path | None = None) -> Sta
         Route("/api/explain", explain_hand, methods=["POST"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    return Starlette(routes=routes, exception_handlers={HTTPException: http_error})
+    return Starlette(routes=routes, exception_handlers={HTTPException: http_error, FolderError: http_error})
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -8,14 +8,20 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from starlette.exceptions import HTTPException
-
 from smear_env import IllegalActionError, action_name, observe, seat_view
 from smear_env.records import hand_actions, hand_start
 
 from ..base import Agent, load_agent
 
 SUFFIXES = (".jsonl", ".json")
+
+
+class FolderError(Exception):
+    """Why a file of the records folder cannot be read, with the HTTP status that says so (4xx)."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 class RecordsFolder:
@@ -45,27 +51,27 @@ class RecordsFolder:
         return found
 
     def read(self, name: str) -> str:
-        """The text of file ``name`` of the folder; an HTTPException (4xx) naming why not."""
+        """The text of file ``name`` of the folder; a FolderError naming why not."""
         if self.root is None:
-            raise HTTPException(
+            raise FolderError(
                 404, "this server has no records folder (start it with smear-web --records DIR); upload a file instead"
             )
         relative = Path(name)
         if relative.is_absolute() or ".." in relative.parts or "\\" in name or "\0" in name:
-            raise HTTPException(400, f"{name!r}: a file name inside the records folder, without '..' and not absolute")
+            raise FolderError(400, f"{name!r}: a file name inside the records folder, without '..' and not absolute")
         path = self.root / relative
         if not path.exists() and not path.is_symlink():
-            raise HTTPException(404, f"{name!r}: no such file in the records folder")
+            raise FolderError(404, f"{name!r}: no such file in the records folder")
         if not self._inside(path):
-            raise HTTPException(403, f"{name!r}: leads out of the records folder")
+            raise FolderError(403, f"{name!r}: leads out of the records folder")
         if not path.is_file() or path.suffix not in SUFFIXES:
-            raise HTTPException(400, f"{name!r}: not a records (.jsonl) or match (.json) file")
+            raise FolderError(400, f"{name!r}: not a records (.jsonl) or match (.json) file")
         if path.stat().st_size > self.limit:
-            raise HTTPException(413, f"{name!r}: over the limit of {self.limit // 2**20} MiB")
+            raise FolderError(413, f"{name!r}: over the limit of {self.limit // 2**20} MiB")
         try:
             return path.read_text()
         except UnicodeDecodeError:
-            raise HTTPException(422, f"{name!r}: not UTF-8 text") from None
+            raise FolderError(422, f"{name!r}: not UTF-8 text") from None
 
 
 _agent_lock = threading.Lock()
