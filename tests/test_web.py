@@ -134,6 +134,7 @@ def test_malformed_requests_wrong_tables_and_methods_get_4xx(client):
         ({"partner": ""}, "an agent spec"),
         ({"seat": 4}, "one of 0, 1, 2, 3"),
         ({"seat": "0"}, "one of 0, 1, 2, 3"),
+        ({"seat": True}, "one of 0, 1, 2, 3"),
         ({"seed": -1}, "0 or more"),
         ({"rules": {"kitty_size": 7}}, "kitty_size"),
         ({"rules": {"jokers": True}}, "jokers"),

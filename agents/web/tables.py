@@ -35,7 +35,7 @@ class Table:
     """One game: the person's seat, the agents' specs, the rules; every move is made here."""
 
     def __init__(self, seat: int, partner: str, opponents: str, rules: Rules, seed: int | None = None) -> None:
-        if seat not in range(4):
+        if isinstance(seat, bool) or not isinstance(seat, int) or seat not in range(4):
             raise TableError(f"seat {seat!r}: one of 0, 1, 2, 3")
         self.id = secrets.token_urlsafe(18)
         self.seat = seat
