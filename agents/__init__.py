@@ -25,6 +25,12 @@ register(
     summary="the first release's network (DMC self-play alone; 0.1.0's neural): the search agent's contracts",
 )
 register(
+    "chance",
+    "agents.neural:ChanceAgent",
+    options={"device": str, "any_rules": bool},
+    summary="neural's card play, contracts valued by the change of the chance of winning the game (q_split)",
+)
+register(
     "search",
     "agents.search:SearchAgent",
     options={
@@ -37,6 +43,7 @@ register(
         "rollouts": int,
         "play_rollouts": int,
         "mix": float,
+        "chances": str,
         "device": str,
     },
     summary="the network for the contract, PIMC over deals from a learned model of the hidden cards for the play, blended",

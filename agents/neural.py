@@ -1,7 +1,8 @@
 """A policy trained by ``train.dmc`` or ``train.ppo``, played from a checkpoint (``nets`` format).
 
 ``neural`` plays the shipped network (the distilled one, docs/search_and_distillation.md), ``neural:PATH`` a
-checkpoint, ``dmc`` the first release's network (DMC self-play alone); options ``device=``
+checkpoint, ``dmc`` the first release's network (DMC self-play alone), ``chance`` the shipped network's
+card play with contracts valued by the game's win chance (a ``q_split`` network); options ``device=``
 (``auto``, ``cpu``, ``cuda``, ``cuda:N``) and ``any_rules=true`` (play under rule settings
 the network was not trained for). Decisions are batched: ``act_batch`` sends a whole batch
 to the device in one transfer, which is what keeps a GPU busy.
@@ -98,12 +99,13 @@ class NeuralAgent(Agent):
 
 
 DMC = Path(__file__).parent / "weights" / "dmc.pt"
+CHANCE = Path(__file__).parent / "weights" / "chance.pt"
 
 
 def checkpoint_path(name: str | Path) -> Path:
     """A checkpoint a config or a command names: ``neural`` and ``dmc`` are the shipped networks (wherever
     the kit is installed), anything else a path."""
-    return {"neural": SHIPPED, "dmc": DMC}.get(str(name), Path(name))
+    return {"neural": SHIPPED, "dmc": DMC, "chance": CHANCE}.get(str(name), Path(name))
 
 
 class DMCAgent(NeuralAgent):
@@ -115,3 +117,15 @@ class DMCAgent(NeuralAgent):
     def __init__(self, device: str = "auto", any_rules: bool = False) -> None:
         super().__init__(DMC, device, any_rules)
         self.name = "dmc"
+
+
+class ChanceAgent(NeuralAgent):
+    """``chance``: the shipped ``neural``'s card play with contracts (bids, trump, discards) valued by
+    the change each hand makes to the team's chance of winning the game, not by the hand's margin:
+    a ``q_split`` network (``train.dmc`` with ``target: chance``; docs/results.md, "Contracts for
+    the game"). It bids for the game: at the end of one, where a point is the game, it bids what
+    a margin network would not."""
+
+    def __init__(self, device: str = "auto", any_rules: bool = False) -> None:
+        super().__init__(CHANCE, device, any_rules)
+        self.name = "chance"

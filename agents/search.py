@@ -1,7 +1,7 @@
 """``search``: determinized search on top of the learned models: the network where double-dummy misleads,
 PIMC over deals drawn from a learned model of the hidden cards for the card play, the two blended.
 
-Spec: ``search[:samples=N,seconds=S,net=PATH,beliefs=PATH|uniform,blend=B,net_tricks=T,rollouts=R,play_rollouts=P,mix=M,device=D]``.
+Spec: ``search[:samples=N,seconds=S,net=PATH,beliefs=PATH|uniform,blend=B,net_tricks=T,rollouts=R,play_rollouts=P,mix=M,chances=FILE,device=D]``.
 
 * **Bidding, trump, discards**: the network (by default ``dmc``, the first release's DMC Q-network,
   which the figures in docs/results.md were measured with) decides. Solving a deal with open cards
@@ -23,7 +23,9 @@ Spec: ``search[:samples=N,seconds=S,net=PATH,beliefs=PATH|uniform,blend=B,net_tr
   for the trumps and discards); the search value is then ``(1 - mix)`` times the double-dummy
   value plus ``mix`` times the rollouts' (``mix`` default 0.5; at 1 no deal is solved). The
   rollouts measure what a card is worth against players who cannot see the cards; double-dummy
-  values assume they can.
+  values assume they can. With ``chances=FILE`` (a table of win chances, ``python -m
+  train.chances``) the rollouts value a hand by the change it makes to the team's chance of
+  winning the game (times the table's scale) instead of by its margin.
 * **The blend**: the card played maximises ``(search value + blend * Q) / (1 + blend)`` where
   ``Q`` is the network's value of the card, in the same unit (DMC's target is the hand's score
   margin); ``scores`` gives these values for every legal action (``train.distill`` teaches them).
@@ -45,6 +47,7 @@ import torch
 from nets import load_checkpoint, resolve_device
 from smear_env import DealSampler, Phase, SeatView
 
+from .chances import Chances
 from .neural import DMC, NeuralAgent
 from .pimc import PIMCAgent
 from .rollouts import Rollouts
@@ -70,6 +73,7 @@ class SearchAgent(PIMCAgent):
         rollouts: int = 0,
         play_rollouts: int = 0,
         mix: float = 0.5,
+        chances: str | Path | None = None,
         device: str = "cpu",
     ) -> None:
         super().__init__(samples, seconds)
@@ -80,8 +84,11 @@ class SearchAgent(PIMCAgent):
         if not 0 <= mix <= 1:
             raise ValueError(f"search: mix={mix} must be in [0, 1] (the rollouts' share of a card's search value)")
         self.network = NeuralAgent(net, device)
-        self.rollouts = Rollouts(self.network, rollouts) if rollouts else None
-        self.play_rollouts = Rollouts(self.network, play_rollouts) if play_rollouts and mix > 0 else None
+        table = Chances.load(chances) if chances else None
+        if table is not None and not (rollouts or play_rollouts):
+            raise ValueError(f"search: chances={chances} values the rollouts' hands: give rollouts=R or play_rollouts=P too")
+        self.rollouts = Rollouts(self.network, rollouts, table) if rollouts else None
+        self.play_rollouts = Rollouts(self.network, play_rollouts, table) if play_rollouts and mix > 0 else None
         self.mix = mix if self.play_rollouts is not None else 0.0
         self.device = resolve_device(device)
         self.beliefs = None if str(beliefs) == "uniform" else load_checkpoint(beliefs, self.device).build(self.device)

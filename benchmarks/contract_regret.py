@@ -8,7 +8,10 @@ the network at every seat), the reference. It prints, by phase, the mean **regre
 reference's value of its best action less its value of the action chosen, in points of the
 hand's margin) of the network's own choice and of rollouts with fewer deals (new deals, drawn
 after the reference's), alone and blended with the network's values as ``search`` does
-(``(rollout + 0.5 Q) / 1.5``). The reference has noise of its own: a choice that it rates
+(``(rollout + 0.5 Q) / 1.5``). With ``--chances FILE`` (``python -m train.chances``) every hand is
+valued by the change it makes to the team's chance of winning the game (times the table's scale,
+in margin-sized units) instead of by its margin: the measure a network trained with
+``target: chance`` plays for. The reference has noise of its own: a choice that it rates
 well on other deals than its own agrees with it for a reason.
 """
 
@@ -20,6 +23,7 @@ import time
 import numpy as np
 import torch
 
+from agents.chances import Chances
 from agents.neural import SHIPPED, NeuralAgent
 from agents.rollouts import CONTRACT_PHASES, Rollouts
 from agents.search import SearchAgent
@@ -32,13 +36,15 @@ def main() -> None:
     parser.add_argument("--positions", type=int, default=300, help="contract decisions to judge (default 300)")
     parser.add_argument("--reference", type=int, default=256, help="deals per action of the reference (default 256)")
     parser.add_argument("--deals", default="16,64", help="deals per action of the rollouts compared (default 16,64)")
+    parser.add_argument("--chances", help="value hands by the change of the win chance in this table (train.chances)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
+    chances = Chances.load(args.chances) if args.chances else None
     torch.set_num_threads(1)
     network = NeuralAgent(args.net, device="cpu")
     sampler_of = SearchAgent(net=args.net, rollouts=1)._sampler  # the search agent's deals: the learned beliefs
-    reference = Rollouts(network, args.reference)
-    compared = {int(n): Rollouts(network, int(n)) for n in args.deals.split(",")}
+    reference = Rollouts(network, args.reference, chances)
+    compared = {int(n): Rollouts(network, int(n), chances) for n in args.deals.split(",")}
     rng = np.random.default_rng(args.seed)
     venv = SmearVectorEnv(16, seed=args.seed, reward="margin", **network.rules.to_dict())
     obs, info = venv.reset()
@@ -70,7 +76,8 @@ def main() -> None:
     print(
         f"{judged} contract decisions of {args.net}, reference {args.reference} deals per action ({time.time() - started:.0f} s)"
     )
-    print("mean regret per decision (points of the hand's margin)")
+    unit = f"the win chance's change x {chances.scale:.1f} ({args.chances})" if chances else "points of the hand's margin"
+    print(f"mean regret per decision ({unit})")
     names = list(next(iter(r for r in regret.values() if r)).keys())
     print(f"{'phase':9s} {'decisions':>9s} " + " ".join(f"{n:>16s}" for n in names))
     for phase, rows in regret.items():

@@ -11,9 +11,11 @@ import torch
 from torch import nn
 
 from smear_env import NUM_ACTIONS, OBS_DIM, STATE_DIM
+from smear_env.observer import OFFSETS
 
 SPEC_VERSION = 1
-KINDS = ("q", "actor_critic", "beliefs")
+KINDS = ("q", "q_split", "actor_critic", "beliefs")
+CONTRACT_PHASES = [OFFSETS["phase"] + i for i in range(3)]  # the phase one-hot's bid, trump and discard entries
 PLACES = 4  # where a card a seat cannot see may lie: its left, its partner, its right, out of play (kitty, discards)
 
 
@@ -22,13 +24,16 @@ class NetworkSpec:
     """What a checkpoint needs to rebuild its network: the kind, the sizes and the spec's version.
 
     ``q``: a Q-network, the value of each of the 72 actions from the seat's observation (DMC).
+    ``q_split``: two such Q-networks of the same sizes, one for the contracts (the bid, trump
+    and discard decisions), one for the card play, each answering its own decisions: contracts
+    valued by one measure (the game's outcome) and play by another (the hand's margin).
     ``actor_critic``: a policy over the 72 actions from the observation, with a centralized
     critic fed the full-information state and the observation (PPO).
     ``beliefs``: for each of the 32 cards, where it lies (the seat's left, partner, right, or
     out of play) as logits, from the seat's observation: a model of the hidden cards."""
 
     kind: str
-    """``q``, ``actor_critic`` or ``beliefs``."""
+    """``q``, ``q_split``, ``actor_critic`` or ``beliefs``."""
     hidden: tuple[int, ...]
     """Hidden layer sizes."""
     obs_dim: int = OBS_DIM
@@ -75,6 +80,29 @@ class QNetwork(nn.Module):
         return self.body(obs)
 
 
+class SplitQNetwork(nn.Module):
+    """``q_split``: a ``q`` network's output (a value per action) from two bodies, ``contracts`` for the
+    observations of the bid, trump and discard phases and ``play`` for the rest, routed by the
+    observation's phase one-hot (a finished game's all-zero phase goes to ``play``)."""
+
+    def __init__(self, spec: NetworkSpec) -> None:
+        super().__init__()
+        self.contracts = mlp([spec.obs_dim, *spec.hidden], spec.num_actions)
+        self.play = mlp([spec.obs_dim, *spec.hidden], spec.num_actions)
+
+    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        contract = obs[:, CONTRACT_PHASES].sum(dim=1) > 0.5
+        if not bool(contract.any()):
+            return self.play(obs)
+        if bool(contract.all()):
+            return self.contracts(obs)
+        contracts = self.contracts(obs[contract])
+        out = obs.new_empty((obs.shape[0], contracts.shape[1]))
+        out[contract] = contracts
+        out[~contract] = self.play(obs[~contract])
+        return out
+
+
 class ActorCritic(nn.Module):
     """PPO: a policy over the 72 actions from the seat's observation, and a centralized critic
     fed the full-information state plus the seat's observation (the policy never sees the state)."""
@@ -106,7 +134,7 @@ class BeliefNetwork(nn.Module):
 
 def build_network(spec: NetworkSpec) -> nn.Module:
     """The network a spec describes (untrained)."""
-    return {"q": QNetwork, "actor_critic": ActorCritic, "beliefs": BeliefNetwork}[spec.kind](spec)
+    return {"q": QNetwork, "q_split": SplitQNetwork, "actor_critic": ActorCritic, "beliefs": BeliefNetwork}[spec.kind](spec)
 
 
 def widen(network: nn.Module, spec: NetworkSpec, hidden: tuple[int, ...], seed: int = 0) -> tuple[nn.Module, NetworkSpec]:

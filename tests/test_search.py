@@ -16,6 +16,7 @@ from nets import NetworkSpec, build_network, load_checkpoint, widen
 from smear_env import NUM_ACTIONS, OBS_DIM, DealSampler, Game, Phase, Rules, SmearVectorEnv, observe, seat_view
 from smear_env.cards import card_str
 from train import beliefs, distill, dmc
+from train.chances import solve
 
 FAST = "search:samples=3,seconds=10"  # every decision solves its 3 deals: the same choice each time
 
@@ -246,12 +247,18 @@ def test_rollouts_replay_the_hand_so_far_to_exactly_the_seats_position(kitty_siz
     assert phases == ({Phase.BID, Phase.TRUMP, Phase.PLAY} if kitty_size == 0 else {*CONTRACT_PHASES, Phase.PLAY})
 
 
-def test_rollout_values_are_the_hands_the_network_plays_out_in_the_single_engine():
+@pytest.mark.parametrize("valued_by", ["margin", "chance"])
+def test_rollout_values_are_the_hands_the_network_plays_out_in_the_single_engine(valued_by, tmp_path):
     """Each action's value (a contract's or a card's) is the mean hand margin (R13, R14) for the acting
     team over the deals, every seat played by the network from its own observation: here recomputed
-    deal by deal on the reference engine."""
+    deal by deal on the reference engine. With a table of win chances, the mean change the hand makes
+    to the team's chance of winning (R15: a game won or lost in the hand is 1 or 0), times its scale."""
     policy = NeuralAgent(SHIPPED, device="cpu")
-    rollouts = Rollouts(policy, deals=3)
+    chances = None
+    if valued_by == "chance":
+        rows = np.array([(d, *o) for d in range(4) for o in ((-2, 2, 0, -4), (2, -2, 1, 4), (3, 1, 0, 2))], dtype=float)
+        chances = solve(rows, policy.rules)
+    rollouts = Rollouts(policy, deals=3, chances=chances)
     positions = decisions(policy.rules, 11, 8) + decisions(policy.rules, 12, 8, (Phase.PLAY,))
     assert any(view.bidder != view.seat for _, view in positions[8:])  # another bidder's discards are sampled
     for _game, view in positions:
@@ -268,8 +275,18 @@ def test_rollout_values_are_the_hands_the_network_plays_out_in_the_single_engine
                     played.step(a)
                 while not played.records:
                     played.step(policy.act(observe(played, played.to_act), played.action_mask(), None))
-                change = [played.scores[t] - view.scores[t] for t in (0, 1)]
-                margins.append(change[view.team] - change[1 - view.team])
+                if chances is None:
+                    change = [played.scores[t] - view.scores[t] for t in (0, 1)]
+                    margins.append(change[view.team] - change[1 - view.team])
+                    continue
+                if played.winner is not None:
+                    after = float(played.winner == 0)
+                else:
+                    scored = list(played.scores) != list(view.scores)  # thrown in (R7): the same dealer deals again
+                    dealer = (view.dealer + 1) % 4 if scored else view.dealer
+                    after = chances.team0(np.array([played.scores]), np.array([dealer]))[0]
+                change0 = chances.scale * (after - chances.team0(np.array([view.scores]), np.array([view.dealer]))[0])
+                margins.append(change0 if view.team == 0 else -change0)
             assert values[action] == pytest.approx(np.mean(margins))
 
 
@@ -333,3 +350,16 @@ def test_search_with_play_rollouts_mixes_them_into_a_cards_search_value():
     for bad, allowed in (("play_rollouts=-1", "0 or more"), ("mix=1.5", r"\[0, 1\]"), ("mix=-0.1", r"\[0, 1\]")):
         with pytest.raises(ValueError, match=allowed):
             load_agent(f"search:{bad}")
+
+
+def test_search_rollouts_value_hands_by_the_win_chance_with_a_table(tmp_path):
+    """``chances=FILE``: the rollouts (trump, discards and cards) read the table; without rollouts it is refused."""
+    rows = np.array([(d, *o) for d in range(4) for o in ((-2, 2, 0, -4), (2, -2, 1, 4))], dtype=float)
+    solve(rows, Rules()).save(tmp_path / "c.npz")
+    agent = load_agent(f"search:rollouts=2,play_rollouts=2,mix=1,chances={tmp_path / 'c.npz'}")
+    assert agent.rollouts.chances is not None and agent.play_rollouts.chances is not None
+    assert load_agent("search:rollouts=2").rollouts.chances is None
+    with pytest.raises(ValueError, match="give rollouts=R or play_rollouts=P"):
+        load_agent(f"search:chances={tmp_path / 'c.npz'}")
+    with pytest.raises(ValueError, match="not a table of win chances"):
+        load_agent(f"search:rollouts=2,chances={tmp_path / 'missing.npz'}")

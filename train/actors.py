@@ -25,6 +25,7 @@ import numpy as np
 import torch
 import torch.multiprocessing as mp
 
+from agents.chances import Chances
 from nets import NetworkSpec, build_network, masked_argmax, resolve_device
 from smear_env import SmearVectorEnv
 
@@ -57,12 +58,13 @@ class ActorSettings:
     rules: dict[str, Any]
     network: dict[str, Any]
     device: str
+    chances: str | None = None  # target chance: the table of win chances (train.chances)
 
     @classmethod
     def of(cls, config: Any, spec: NetworkSpec) -> ActorSettings:
         return cls(
             config.num_envs, config.target, config.epsilon, dict(config.opponents), config.pool_size, config.rules.to_dict(),
-            spec.to_dict(), config.device,
+            spec.to_dict(), config.device, config.chances,
         )  # fmt: skip
 
 
@@ -77,7 +79,8 @@ class SelfPlay:
         self.device = resolve_device(settings.device)
         self.spec = NetworkSpec.from_dict(settings.network)
         rules = Rules.from_dict(settings.rules)
-        reward = "margin" if settings.target == "hand" else "game"
+        reward = "game" if settings.target == "game" else "margin"
+        self.chances = Chances.load(settings.chances) if settings.target == "chance" and settings.chances else None
         self.venv = SmearVectorEnv(n, seed=seed, reward=reward, copy=False, **settings.rules)
         self.obs, self.info = self.venv.reset()
         self.opponents = Opponents(n, settings.opponents, self.rng, seed, rules, self.device)
@@ -106,12 +109,16 @@ class SelfPlay:
                 actions[explore] = venv.sample_actions(rng)[explore]
         self.opponents.act(venv, obs, mask, seat, actions, learner)
         self.pending.append((obs[idx], actions[idx], idx, seat[idx], self.segment[idx]))
+        if self.chances is not None:
+            scores, dealer = venv.scores.copy(), venv.dealer.astype(np.int64)  # the hand's start
 
         self.obs, rewards, terminated, truncated, self.info = venv.step(actions)
         done = terminated | truncated
-        ends = self.info["hand_over"] if settings.target == "hand" else done
+        ends = done if settings.target == "game" else self.info["hand_over"]
         segment = self.segment
-        if settings.target == "hand":
+        if self.chances is not None and ends.any():
+            self.returns[ends, segment[ends] % 8] = self._chance_change(np.flatnonzero(ends), scores, dealer, done)
+        elif settings.target == "hand":
             self.returns[ends, segment[ends] % 8] = rewards[ends]
         elif done.any():
             self.returns[done, segment[done] % 8] = self.info["final_return"][done]
@@ -120,6 +127,19 @@ class SelfPlay:
             self.finished.extend(self.info["final_return"][done][:, 0].tolist())
             self.opponents.draw(np.flatnonzero(done))
         self.steps += settings.num_envs
+
+    def _chance_change(self, ended: np.ndarray, scores: np.ndarray, dealer: np.ndarray, done: np.ndarray) -> np.ndarray:
+        """target chance: the change the hands of games ``ended`` made to each seat's team's chance of winning, times the table's scale."""
+        chances, venv = self.chances, self.venv
+        assert chances is not None
+        start = chances.team0(scores[ended], dealer[ended])
+        after = chances.team0(venv.scores[ended], venv.dealer[ended].astype(np.int64))  # the next hand's start
+        over = done[ended]
+        if over.any():  # won or lost (a game cut short by R16: even)
+            winner = self.info["final_winner"][ended[over]]
+            after[over] = np.where(winner == 0, 1.0, np.where(winner == 1, 0.0, 0.5))
+        change = chances.scale * (after - start)
+        return change[:, None] * np.array([1.0, -1.0, 1.0, -1.0], dtype=np.float32)
 
     def block(self, q: torch.nn.Module, version: int = -1, steps: int = STEPS_PER_BLOCK) -> Block:
         """``steps`` lockstep steps, then the decisions whose return is now known (the rest wait)."""

@@ -28,6 +28,7 @@ import torch
 import torch.nn.functional as F  # noqa: N812 - the usual alias
 
 from agents.arena import need_ray
+from agents.chances import Chances
 from agents.neural import checkpoint_path
 from nets import NetworkSpec, build_network, load_checkpoint, resolve_device
 from smear_env import OBS_DIM
@@ -59,8 +60,10 @@ class Config(RunConfig):
     """decisions collected before learning starts"""
     epsilon: float = 0.05
     """exploration: chance of a uniformly random legal action"""
-    target: Literal["hand", "game"] = "hand"
-    """return of a decision: hand (the team's score difference for the hand) or game (+1/-1 outcome)"""
+    target: Literal["hand", "game", "chance"] = "hand"
+    """return of a decision: hand (the team's score difference for the hand), game (+1/-1 outcome) or chance (the change the hand makes to the team's chance of winning the game, from the table ``chances``)"""
+    chances: str | None = None
+    """target chance: a table of win chances by score and dealer (python -m train.chances --out FILE)"""
     num_actors: int = 1
     """actors stepping games while this process learns (0: this process steps them too)"""
     backend: Literal["local", "ray"] = "local"
@@ -68,7 +71,7 @@ class Config(RunConfig):
     ray_address: str | None = None
     """with backend ray: the cluster to join (e.g. 10.0.0.1:6379); none starts a local Ray"""
     init: str | None = None
-    """start the Q-network from this checkpoint's weights (a path, or neural / dmc: a shipped network; its network must have these hidden sizes)"""
+    """start the Q-network from this checkpoint's weights (a path, or neural / dmc: a shipped network; its network must have these hidden sizes; a q_split network is trained on as one)"""
     teacher_positions: str | None = None
     """a train.distill positions folder: every gradient step also fits a batch of them to the teacher's values, so that self-play keeps a distilled network's card play"""
     teacher_weight: float = 1.0
@@ -104,6 +107,11 @@ class Config(RunConfig):
             raise ValueError(f"config anchor_steps={self.anchor_steps}: needs anchor_weight above 0, the pull that falls")
         if not self.learn_phases or len(set(self.learn_phases)) < len(self.learn_phases):
             raise ValueError(f"config learn_phases={self.learn_phases}: one or more of bid, trump, discard, play, each once")
+        if (self.target == "chance") != bool(self.chances):
+            raise ValueError(
+                f"config target={self.target!r}, chances={self.chances!r}: target chance needs chances (a table from "
+                "python -m train.chances), and chances is for target chance only"
+            )
         if self.backend == "ray" and self.num_actors < 1:
             raise ValueError(f"config num_actors={self.num_actors}: backend ray needs at least 1 actor")
 
@@ -180,13 +188,16 @@ def train(config: Config, start: Start | None = None, report: Callable[[dict[str
     # ---------------------------------------------------------------- everything checked before anything starts
     device = resolve_device(config.device)
     load_opponents(config.opponents, config.rules)
-    spec = NetworkSpec("q", config.hidden)
     if config.backend == "ray":
         need_ray("config backend='ray'")
     start_from = load_checkpoint(checkpoint_path(config.init)) if config.init else None
+    split = start_from is not None and start_from.network.kind == "q_split"  # trained on as it is: both bodies
+    spec = NetworkSpec("q_split" if split else "q", config.hidden)
     if start_from is not None and start_from.network != spec:
         raise ValueError(f"config init={config.init!r}: its network {start_from.network} is not this run's {spec}")
     taught = teacher_batches(config.teacher_positions) if config.teacher_positions else None
+    if config.chances:
+        Chances.load(config.chances)  # a ValueError naming the file before anything runs
     torch.set_num_threads(config.torch_threads)
     rng = seed_everything(config.seed)
 

@@ -2,6 +2,10 @@
 
 Run: ``python -m train.export runs/NAME/checkpoint.pt agents/weights/neural.pt``; it refuses
 to overwrite a file that exists unless given ``--force``.
+
+``--contracts runs/OTHER/checkpoint.pt`` joins two DMC networks into one ``q_split`` network: the
+bid, trump and discard decisions are OTHER's, the card play the first checkpoint's (of a
+``q_split`` network, the body of that part is taken). Both must have the same sizes and rules.
 """
 
 from __future__ import annotations
@@ -10,8 +14,30 @@ import argparse
 import sys
 from pathlib import Path
 
-from nets import load_checkpoint, save_checkpoint
+from nets import Checkpoint, NetworkSpec, load_checkpoint, save_checkpoint
 from smear_env.cli import add_version_flag
+
+
+def part(checkpoint: Checkpoint, name: str) -> dict:
+    """The weights of one body (``contracts`` or ``play``) of a ``q`` network (its only one) or a ``q_split`` one."""
+    prefix = "body." if checkpoint.network.kind == "q" else f"{name}."
+    return {k.removeprefix(prefix): v for k, v in checkpoint.model.items() if k.startswith(prefix)}
+
+
+def joined(play: Checkpoint, contracts: Checkpoint, play_path: str, contracts_path: str) -> Checkpoint:
+    """A ``q_split`` checkpoint: ``contracts``' contract decisions and ``play``'s card play; a ValueError if they differ."""
+    for path, c in ((play_path, play), (contracts_path, contracts)):
+        if c.network.kind not in ("q", "q_split"):
+            raise ValueError(f"{path}: a {c.network.kind!r} network; --contracts joins DMC networks (q or q_split)")
+    if play.network.hidden != contracts.network.hidden or play.rules != contracts.rules:
+        raise ValueError(
+            f"{play_path} ({play.network.hidden}, {play.rules}) and {contracts_path} ({contracts.network.hidden}, "
+            f"{contracts.rules}): --contracts needs the same hidden sizes and rules"
+        )
+    model = {f"contracts.{k}": v for k, v in part(contracts, "contracts").items()}
+    model.update({f"play.{k}": v for k, v in part(play, "play").items()})
+    spec = NetworkSpec("q_split", play.network.hidden)
+    return Checkpoint(spec, play.rules, model, play.extra)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -20,6 +46,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("checkpoint", help="a run's checkpoint.pt (or its folder)")
     parser.add_argument("out", help="where to write the slim checkpoint")
     parser.add_argument("--force", action="store_true", help="overwrite OUT if it exists")
+    parser.add_argument(
+        "--contracts", help="a DMC checkpoint whose bid, trump and discard decisions replace CHECKPOINT's (a q_split network)"
+    )
     args = parser.parse_args(argv)
     out = Path(args.out)
     if out.exists() and not args.force:
@@ -27,6 +56,8 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     try:
         checkpoint = load_checkpoint(args.checkpoint)
+        if args.contracts:
+            checkpoint = joined(checkpoint, load_checkpoint(args.contracts), args.checkpoint, args.contracts)
     except ValueError as e:
         print(e, file=sys.stderr)
         return 1

@@ -1,0 +1,51 @@
+"""A table of each team's chance of winning the game from a score and a dealer (``smear-chances/1``).
+
+``python -m train.chances`` makes one from a network's own hands (see that module); DMC's
+``target: chance``, the rollouts of ``search`` (``chances=FILE``) and
+``benchmarks/contract_regret.py --chances`` read it to value a hand by the change it makes to the
+team's chance of winning instead of by its margin.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+FORMAT = "smear-chances/1"
+
+
+@dataclass(frozen=True)
+class Chances:
+    """The table: ``chance[dealer, a - low, b - low]`` for team 0 at ``a``, team 1 at ``b`` (scores below ``low`` count as ``low``)."""
+
+    chance: np.ndarray  # [4, S, S] float64
+    low: int
+    target_score: int
+    scale: float
+
+    def team0(self, scores: np.ndarray, dealer: np.ndarray) -> np.ndarray:
+        """Team 0's chance at each row's ``scores`` ([n, 2], both below the target) with ``dealer`` dealing ([n])."""
+        a = np.clip(scores[:, 0], self.low, self.target_score - 1) - self.low
+        b = np.clip(scores[:, 1], self.low, self.target_score - 1) - self.low
+        return self.chance[dealer, a, b]
+
+    def save(self, path: str | Path) -> None:
+        """Write the table to ``path`` (.npz) whole: a partial file first, then renamed over it."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_name(path.name + ".partial.npz")
+        np.savez(partial, format=FORMAT, chance=self.chance, low=self.low, target_score=self.target_score, scale=self.scale)
+        partial.replace(path)
+
+    @classmethod
+    def load(cls, path: str | Path) -> Chances:
+        """A table ``python -m train.chances`` wrote; a ValueError naming the file if it is not one."""
+        try:
+            with np.load(path) as data:
+                if str(data["format"]) != FORMAT:
+                    raise ValueError(f"format {data['format']}, not {FORMAT}")
+                return cls(data["chance"], int(data["low"]), int(data["target_score"]), float(data["scale"]))
+        except (OSError, KeyError, ValueError) as e:
+            raise ValueError(f"{path}: not a table of win chances ({FORMAT}, made by python -m train.chances): {e}") from None

@@ -1,0 +1,164 @@
+"""The table of win chances (train.chances) and DMC's ``target: chance`` built on it (R14, R15)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from agents import load_agent
+from agents.chances import Chances
+from agents.neural import CHANCE
+from agents.random_agent import RandomAgent
+from agents.search import SHIPPED_BELIEFS as BELIEFS
+from nets import NetworkSpec, build_network, load_checkpoint, save_checkpoint
+from smear_env import Game, Rules, observe, seat_view
+from train import dmc, export
+from train.actors import ActorSettings, SelfPlay
+from train.chances import hand_outcomes, main, solve
+
+
+def outcomes(*rows: tuple[int, int, int, int]) -> np.ndarray:
+    """The same outcomes (change 0, change 1, bidder's team, margin) for every dealer."""
+    return np.array([(d, *row) for d in range(4) for row in rows], dtype=np.float64)
+
+
+def test_r15_the_bidders_team_wins_when_both_reach_the_target():
+    """Every hand moves both teams by 1 with team 0 bidding: whoever reaches 15 first wins, and from a tie
+    both reach it in the same hand and the bidder's team (team 0) wins."""
+    table = solve(outcomes((1, 1, 0, 0)), Rules())
+    at = lambda a, b: table.team0(np.array([[a, b]]), np.array([0]))[0]  # noqa: E731
+    assert at(14, 14) == 1.0 and at(0, 0) == 1.0 and at(-3, -3) == 1.0
+    assert at(14, 13) == 1.0 and at(13, 14) == 0.0 and at(5, 9) == 0.0
+
+
+def test_r14_a_set_bidder_moves_down_and_the_chances_are_a_fair_coin_when_the_hands_are():
+    """Half the hands team 0 bids 2 and is set (-2) while team 1 takes 2, half the mirror image: from level
+    scores each team's chance is one half; ahead is better than behind; every chance is in [0, 1]."""
+    table = solve(outcomes((-2, 2, 0, -4), (2, -2, 1, 4)), Rules())
+    level = table.team0(np.array([[0, 0], [7, 7], [-4, -4]]), np.array([0, 1, 2]))
+    assert np.allclose(level, 0.5, atol=1e-6)
+    ahead, behind = table.team0(np.array([[9, 3], [3, 9]]), np.array([0, 0]))
+    assert ahead > 0.5 > behind and np.isclose(ahead + behind, 1.0, atol=1e-6)
+    assert table.chance.min() >= 0 and table.chance.max() <= 1
+    assert table.scale > 0
+
+
+def test_thrown_in_hands_leave_the_chances_as_they_are():
+    """R7: a thrown-in hand (bidder's team -1) changes no score and the same dealer deals again."""
+    plain = solve(outcomes((-2, 2, 0, -4), (2, -2, 1, 4)), Rules())
+    thrown = solve(outcomes((-2, 2, 0, -4), (2, -2, 1, 4), (0, 0, -1, 0), (0, 0, -1, 0)), Rules())
+    assert np.allclose(plain.chance, thrown.chance, atol=1e-6)
+
+
+def test_hand_outcomes_follow_r14():
+    """Every hand of a real game: a scored hand moves the bidder's team by a made bid (2 or more) or by minus
+    the bid (set); the dealers go round; the margin is the two changes' difference unless the hand ended a game."""
+    agent = RandomAgent()
+    rng = np.random.default_rng(0)
+    act = lambda obs, mask: np.array([rng.choice(np.flatnonzero(m)) for m in mask])  # noqa: E731
+    rows = hand_outcomes(act, Rules(), 300, seed=3, num_envs=8)
+    assert agent is not None and rows.shape == (300, 5)
+    dealer, c0, c1, team, margin = rows.T
+    assert set(np.unique(dealer)) == {0, 1, 2, 3}
+    scored = team >= 0
+    bidder_change = np.where(team == 0, c0, c1)[scored]
+    assert ((bidder_change >= 2) | np.isin(bidder_change, [-2, -3, -4])).all()
+    assert np.isclose(margin[scored], (c0 - c1)[scored]).mean() > 0.9
+
+
+def test_the_table_is_written_whole_and_refused_when_it_is_not_one(tmp_path, capsys):
+    out = tmp_path / "chances.npz"
+    assert main(["--out", str(out), "--hands", "2000", "--seed", "1"]) == 0
+    table = Chances.load(out)
+    assert table.chance.shape == (4, 30, 30) and table.target_score == 15 and 10 < table.scale < 100
+    assert [p.name for p in tmp_path.iterdir()] == ["chances.npz"]
+    with pytest.raises(SystemExit):  # never overwritten unless asked
+        main(["--out", str(out), "--hands", "2000"])
+    assert "already exists" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["--out", str(tmp_path / "few.npz"), "--hands", "10"])
+    (tmp_path / "bad.npz").write_bytes(b"not a table")
+    with pytest.raises(ValueError, match="not a table of win chances"):
+        Chances.load(tmp_path / "bad.npz")
+    with pytest.raises(ValueError, match="default rules"):
+        solve(outcomes((1, 1, 0, 0)), Rules(win_only_on_made_bid=True))
+
+
+def test_dmc_target_chance_returns_the_change_of_the_teams_chance(tmp_path):
+    """target chance: every decision of a hand gets its team's change of chance times the table's scale,
+    the two teams' changes opposite; the config needs the table, and only that target takes one."""
+    table_path = tmp_path / "chances.npz"
+    solve(outcomes((-2, 2, 0, -4), (2, -2, 1, 4), (3, 1, 0, 2)), Rules()).save(table_path)
+    table = Chances.load(table_path)
+    spec = NetworkSpec("q", (16,))
+    settings = ActorSettings(8, "chance", 0.1, {"self": 1.0}, 1, Rules().to_dict(), spec.to_dict(), "cpu", str(table_path))
+    actor = SelfPlay(settings, seed=5)
+    q = build_network(spec)
+    returns = []
+    with torch.no_grad():
+        for _ in range(6):
+            block = actor.block(q, steps=16)
+            returns.append(block.returns)
+    returns = np.concatenate(returns)
+    assert len(returns) > 0 and np.isfinite(returns).all()
+    possible = table.scale * np.concatenate([table.chance.ravel(), [0.0, 1.0]])  # chance moves between table values
+    assert np.abs(returns).max() <= table.scale + 1e-6 and possible.size
+    assert np.unique(np.round(np.abs(returns), 4)).size > 1  # not one constant
+    with pytest.raises(ValueError, match="target chance needs chances"):
+        dmc.Config(target="chance")
+    with pytest.raises(ValueError, match="chances is for target chance only"):
+        dmc.Config(chances=str(table_path))
+    config = tmp_path / "chance.yaml"
+    config.write_text(f"runs_dir: {tmp_path}\nrun_name: chance\ntarget: chance\nchances: {table_path}\nnum_actors: 0\n"
+                      "total_steps: 3000\nwarmup: 50\nbatch_size: 32\nnum_envs: 16\nhidden: [16]\neval_every: 1000000\n")  # fmt: skip
+    assert dmc.main(["--config", str(config)]) == 0
+    assert "q_loss" in (tmp_path / "chance" / "train.log").read_text()
+
+
+def test_a_split_network_answers_each_decision_with_its_own_part(tmp_path):
+    """train.export --contracts: the joined q_split network gives the contracts network's values at the bid,
+    trump and discard decisions and the play network's at the card play; DMC trains it on as one; a network
+    of another kind or size is refused by name."""
+    spec, rules = NetworkSpec("q", (16,)), Rules()
+    nets = {}
+    for name, seed in (("play", 1), ("contracts", 2)):
+        torch.manual_seed(seed)
+        nets[name] = build_network(spec)
+        save_checkpoint(tmp_path / f"{name}.pt", spec, rules, nets[name].state_dict())
+    out = tmp_path / "split.pt"
+    assert export.main([str(tmp_path / "play.pt"), str(out), "--contracts", str(tmp_path / "contracts.pt")]) == 0
+    split = load_checkpoint(out)
+    assert split.network.kind == "q_split"
+    network = split.build()
+    game, rows, phases = Game(rules, 4), [], []
+    while not game.game_over:
+        rows.append(observe(game, game.to_act))
+        phases.append(seat_view(game, game.to_act).phase.name.lower())
+        game.step(game.legal_actions()[-1])
+    obs = torch.as_tensor(np.stack(rows))
+    contract = torch.as_tensor(np.isin(phases, ["bid", "trump", "discard"]))
+    assert 0 < int(contract.sum()) < len(obs)
+    with torch.no_grad():
+        both, play, contracts = network(obs), nets["play"](obs), nets["contracts"](obs)
+        assert torch.equal(both[contract], contracts[contract]) and torch.equal(both[~contract], play[~contract])
+        assert torch.equal(network(obs[contract]), contracts[contract]) and torch.equal(network(obs[~contract]), play[~contract])
+    assert export.main([str(tmp_path / "play.pt"), str(tmp_path / "x.pt"), "--contracts", str(BELIEFS)]) == 1
+    save_checkpoint(tmp_path / "wide.pt", NetworkSpec("q", (32,)), rules, build_network(NetworkSpec("q", (32,))).state_dict())
+    assert export.main([str(tmp_path / "play.pt"), str(tmp_path / "x.pt"), "--contracts", str(tmp_path / "wide.pt")]) == 1
+    assert not (tmp_path / "x.pt").exists()
+    folder = dmc.train(dmc.Config(runs_dir=str(tmp_path), run_name="on", init=str(out), hidden=(16,), num_actors=0,
+                                  total_steps=2000, warmup=50, batch_size=32, num_envs=16, eval_every=10**6))  # fmt: skip
+    assert load_checkpoint(folder).network.kind == "q_split"
+
+
+def test_the_shipped_chance_network_plays_the_cards_as_neural_does():
+    """``chance``: a q_split network whose card play is the shipped neural's, weight for weight, and whose
+    contracts are its own (they differ somewhere)."""
+    chance, neural = load_agent("chance"), load_agent("neural")
+    assert chance.name == "chance" and load_checkpoint(CHANCE).network.kind == "q_split"
+    play = {k.removeprefix("play."): v for k, v in chance.network.state_dict().items() if k.startswith("play.")}
+    shipped = {k.removeprefix("body."): v for k, v in neural.network.state_dict().items()}
+    assert play.keys() == shipped.keys() and all(torch.equal(play[k], shipped[k]) for k in play)
+    contracts = {k.removeprefix("contracts."): v for k, v in chance.network.state_dict().items() if k.startswith("contracts.")}
+    assert any(not torch.equal(contracts[k], shipped[k]) for k in contracts)
