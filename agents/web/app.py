@@ -241,10 +241,12 @@ def create_app(tables: Tables | None = None, records: Path | None = None) -> Sta
         return JSONResponse({"agent": spec, "decisions": values})
 
     async def http_error(request: Request, exc: Exception) -> Response:
-        if isinstance(exc, FolderError):
-            return error(exc.status, str(exc))
         assert isinstance(exc, HTTPException)
         return error(exc.status_code, str(exc.detail))
+
+    async def folder_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, FolderError)
+        return error(exc.status, str(exc))
 
     routes = [
         Route("/", index),
@@ -263,7 +265,7 @@ def create_app(tables: Tables | None = None, records: Path | None = None) -> Sta
         Route("/api/explain", explain_hand, methods=["POST"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    return Starlette(routes=routes, exception_handlers={HTTPException: http_error, FolderError: http_error})
+    return Starlette(routes=routes, exception_handlers={HTTPException: http_error, FolderError: folder_error})
 
 
 def main(argv: list[str] | None = None) -> int:
