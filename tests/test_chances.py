@@ -9,7 +9,6 @@ import torch
 from agents import load_agent
 from agents.chances import Chances
 from agents.neural import CHANCE
-from agents.random_agent import RandomAgent
 from agents.search import SHIPPED_BELIEFS as BELIEFS
 from nets import NetworkSpec, build_network, load_checkpoint, save_checkpoint
 from smear_env import Game, Rules, observe, seat_view
@@ -54,11 +53,10 @@ def test_thrown_in_hands_leave_the_chances_as_they_are():
 def test_hand_outcomes_follow_r14():
     """Every hand of a real game: a scored hand moves the bidder's team by a made bid (2 or more) or by minus
     the bid (set); the dealers go round; the margin is the two changes' difference unless the hand ended a game."""
-    agent = RandomAgent()
     rng = np.random.default_rng(0)
     act = lambda obs, mask: np.array([rng.choice(np.flatnonzero(m)) for m in mask])  # noqa: E731
     rows = hand_outcomes(act, Rules(), 300, seed=3, num_envs=8)
-    assert agent is not None and rows.shape == (300, 5)
+    assert rows.shape == (300, 5)
     dealer, c0, c1, team, margin = rows.T
     assert set(np.unique(dealer)) == {0, 1, 2, 3}
     scored = team >= 0
@@ -86,8 +84,8 @@ def test_the_table_is_written_whole_and_refused_when_it_is_not_one(tmp_path, cap
 
 
 def test_dmc_target_chance_returns_the_change_of_the_teams_chance(tmp_path):
-    """target chance: every decision of a hand gets its team's change of chance times the table's scale,
-    the two teams' changes opposite; the config needs the table, and only that target takes one."""
+    """target chance: every decision of a hand gets its team's change of chance times the table's scale
+    (never more than the scale, not one constant); the config needs the table, and only that target takes one."""
     table_path = tmp_path / "chances.npz"
     solve(outcomes((-2, 2, 0, -4), (2, -2, 1, 4), (3, 1, 0, 2)), Rules()).save(table_path)
     table = Chances.load(table_path)
@@ -102,8 +100,7 @@ def test_dmc_target_chance_returns_the_change_of_the_teams_chance(tmp_path):
             returns.append(block.returns)
     returns = np.concatenate(returns)
     assert len(returns) > 0 and np.isfinite(returns).all()
-    possible = table.scale * np.concatenate([table.chance.ravel(), [0.0, 1.0]])  # chance moves between table values
-    assert np.abs(returns).max() <= table.scale + 1e-6 and possible.size
+    assert np.abs(returns).max() <= table.scale + 1e-6  # a chance moves by at most 1
     assert np.unique(np.round(np.abs(returns), 4)).size > 1  # not one constant
     with pytest.raises(ValueError, match="target chance needs chances"):
         dmc.Config(target="chance")
