@@ -13,6 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
+from smear_env import SmearVectorEnv
+
 FORMAT = "smear-chances/1"
 
 
@@ -30,6 +32,16 @@ class Chances:
         a = np.clip(scores[:, 0], self.low, self.target_score - 1) - self.low
         b = np.clip(scores[:, 1], self.low, self.target_score - 1) - self.low
         return self.chance[dealer, a, b]
+
+    def after_hands(self, venv: SmearVectorEnv, info: dict, games: np.ndarray, done: np.ndarray) -> np.ndarray:
+        """Team 0's chance after the hands of ``games`` of ``venv`` that its last step ended (``done``: the game
+        ended too, ``info`` the step's): the table's at the next hand's start (a new dealer, or the same after
+        a throw-in, R7), 1 or 0 for a game won or lost, 0.5 for one cut short (R16)."""
+        after = self.team0(venv.scores[games], venv.dealer[games].astype(np.int64))
+        if done.any():
+            winner = info["final_winner"][games[done]]
+            after[done] = np.where(winner == 0, 1.0, np.where(winner == 1, 0.0, 0.5))
+        return after
 
     def save(self, path: str | Path) -> None:
         """Write the table to ``path`` (.npz) whole: a partial file first, then renamed over it."""

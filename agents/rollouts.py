@@ -16,8 +16,6 @@ so far), one network call per step for every deal and action.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from smear_env import DealSampler, Phase, Rules, SeatView, SmearVectorEnv
@@ -25,6 +23,7 @@ from smear_env.actions import DISCARD_BASE, PLAY_BASE, TRUMP_BASE, bid_action
 from smear_env.cards import SUITS
 from smear_env.view import CARD_INDEX
 
+from .chances import Chances
 from .neural import NeuralAgent
 
 CONTRACT_PHASES = (Phase.BID, Phase.TRUMP, Phase.DISCARD)
@@ -72,11 +71,11 @@ class Rollouts:
     """Values of a decision's legal actions by ``deals`` rollouts each of ``policy`` (see
     the module docstring). Batched engines are kept between decisions, one per batch size."""
 
-    def __init__(self, policy: NeuralAgent, deals: int, chances: Any = None) -> None:
+    def __init__(self, policy: NeuralAgent, deals: int, chances: Chances | None = None) -> None:
         if deals < 1:
             raise ValueError(f"rollouts={deals}: at least 1 deal per action")
         self.policy, self.deals = policy, deals
-        # a table of win chances (train.chances.Chances): the hand valued by the change it makes to the team's
+        # a table of win chances: the hand valued by the change it makes to the team's
         # chance of winning the game, times the table's scale, instead of by its margin
         self.chances = chances
         self._envs: dict[int, SmearVectorEnv] = {}
@@ -102,28 +101,23 @@ class Rollouts:
         actions = np.repeat(np.array(legal, dtype=np.int64), n)  # action j on deals j*n .. j*n + n - 1
         margin = np.zeros(n * k)
         playing = np.ones(n * k, dtype=bool)
-        team = view.seat % 2
         while True:
             obs, rewards, terminated, truncated, info = env.step(actions)
             ended = playing & info["hand_over"]  # scored, or thrown in (all passed: margin 0)
             if self.chances is None:
                 margin[ended] = rewards[ended, view.seat]
             elif ended.any():
-                margin[ended] = self._chance_change(env, info, np.flatnonzero(ended), (terminated | truncated), view, team)
+                margin[ended] = self._chance_change(env, info, np.flatnonzero(ended), terminated | truncated, view)
             playing &= ~ended
             if not playing.any():
                 break
             actions = self.policy.act_batch(obs, info["action_mask"])
         return {a: float(margin[j * n : (j + 1) * n].mean()) for j, a in enumerate(legal)}
 
-    def _chance_change(self, env: SmearVectorEnv, info: dict, ended: np.ndarray, done: np.ndarray, view: SeatView, team: int):
+    def _chance_change(self, env: SmearVectorEnv, info: dict, ended: np.ndarray, done: np.ndarray, view: SeatView) -> np.ndarray:
         """The change the hands of games ``ended`` made to ``view``'s team's chance of winning, times the table's scale."""
         chances = self.chances
+        assert chances is not None
         start = chances.team0(np.array([view.scores]), np.array([view.dealer]))[0]
-        after = chances.team0(env.scores[ended], env.dealer[ended].astype(np.int64))
-        over = done[ended]
-        if over.any():  # the game was won or lost in this hand
-            winner = info["final_winner"][ended[over]]
-            after[over] = np.where(winner == 0, 1.0, np.where(winner == 1, 0.0, 0.5))
-        change = chances.scale * (after - start)
-        return change if team == 0 else -change
+        change = chances.scale * (chances.after_hands(env, info, ended, done[ended]) - start)
+        return change if view.seat % 2 == 0 else -change

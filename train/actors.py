@@ -116,8 +116,9 @@ class SelfPlay:
         done = terminated | truncated
         ends = done if settings.target == "game" else self.info["hand_over"]
         segment = self.segment
-        if self.chances is not None and ends.any():
-            self.returns[ends, segment[ends] % 8] = self._chance_change(np.flatnonzero(ends), scores, dealer, done)
+        if self.chances is not None:
+            if ends.any():
+                self.returns[ends, segment[ends] % 8] = self._chance_change(np.flatnonzero(ends), scores, dealer, done)
         elif settings.target == "hand":
             self.returns[ends, segment[ends] % 8] = rewards[ends]
         elif done.any():
@@ -130,15 +131,10 @@ class SelfPlay:
 
     def _chance_change(self, ended: np.ndarray, scores: np.ndarray, dealer: np.ndarray, done: np.ndarray) -> np.ndarray:
         """target chance: the change the hands of games ``ended`` made to each seat's team's chance of winning, times the table's scale."""
-        chances, venv = self.chances, self.venv
+        chances = self.chances
         assert chances is not None
-        start = chances.team0(scores[ended], dealer[ended])
-        after = chances.team0(venv.scores[ended], venv.dealer[ended].astype(np.int64))  # the next hand's start
-        over = done[ended]
-        if over.any():  # won or lost (a game cut short by R16: even)
-            winner = self.info["final_winner"][ended[over]]
-            after[over] = np.where(winner == 0, 1.0, np.where(winner == 1, 0.0, 0.5))
-        change = chances.scale * (after - start)
+        after = chances.after_hands(self.venv, self.info, ended, done[ended])
+        change = chances.scale * (after - chances.team0(scores[ended], dealer[ended]))
         return change[:, None] * np.array([1.0, -1.0, 1.0, -1.0], dtype=np.float32)
 
     def block(self, q: torch.nn.Module, version: int = -1, steps: int = STEPS_PER_BLOCK) -> Block:
