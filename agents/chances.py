@@ -3,7 +3,8 @@
 ``python -m train.chances`` makes one from a network's own hands (see that module); DMC's
 ``target: chance``, the rollouts of ``search`` (``chances=FILE``) and
 ``benchmarks/contract_regret.py --chances`` read it to value a hand by the change it makes to the
-team's chance of winning instead of by its margin.
+team's chance of winning instead of by its margin. The kit ships one, ``chance`` (the table of the
+built-in ``chance`` network's own play): wherever a table is asked for, that name gives it.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import numpy as np
 from smear_env import SmearVectorEnv
 
 FORMAT = "smear-chances/1"
+SHIPPED = Path(__file__).parent / "weights" / "chance.npz"  # made by the command in weights/chance.json
 
 
 @dataclass(frozen=True)
@@ -53,7 +55,9 @@ class Chances:
 
     @classmethod
     def load(cls, path: str | Path) -> Chances:
-        """A table ``python -m train.chances`` wrote; a ValueError naming the file if it is not one."""
+        """A table ``python -m train.chances`` wrote (``chance``: the shipped one); a ValueError naming the file
+        if it is not one."""
+        path = SHIPPED if str(path) == "chance" else path
         try:
             with np.load(path) as data:
                 if str(data["format"]) != FORMAT:

@@ -1,7 +1,7 @@
 """``search``: determinized search on top of the learned models: the network where double-dummy misleads,
 PIMC over deals drawn from a learned model of the hidden cards for the card play, the two blended.
 
-Spec: ``search[:samples=N,seconds=S,net=PATH,beliefs=PATH|uniform,blend=B,net_tricks=T,rollouts=R,play_rollouts=P,mix=M,chances=FILE,device=D]``.
+Spec: ``search[:samples=N,seconds=S,net=PATH|neural|dmc|chance,beliefs=PATH|uniform,blend=B,net_tricks=T,rollouts=R,play_rollouts=P,mix=M,chances=FILE|chance,device=D]``.
 
 * **Bidding, trump, discards**: the network (by default ``dmc``, the first release's DMC Q-network,
   which the figures in docs/results.md were measured with) decides. Solving a deal with open cards
@@ -24,7 +24,7 @@ Spec: ``search[:samples=N,seconds=S,net=PATH,beliefs=PATH|uniform,blend=B,net_tr
   value plus ``mix`` times the rollouts' (``mix`` default 0.5; at 1 no deal is solved). The
   rollouts measure what a card is worth against players who cannot see the cards; double-dummy
   values assume they can. With ``chances=FILE`` (a table of win chances, ``python -m
-  train.chances``) the rollouts value a hand by the change it makes to the team's chance of
+  train.chances``; ``chance``: the shipped table of the ``chance`` network's play) the rollouts value a hand by the change it makes to the team's chance of
   winning the game (times the table's scale) instead of by its margin.
 * **The blend**: the card played maximises ``(search value + blend * Q) / (1 + blend)`` where
   ``Q`` is the network's value of the card, in the same unit (DMC's target is the hand's score
@@ -48,7 +48,7 @@ from nets import load_checkpoint, resolve_device
 from smear_env import DealSampler, Phase, SeatView
 
 from .chances import Chances
-from .neural import DMC, NeuralAgent
+from .neural import DMC, NeuralAgent, checkpoint_path
 from .pimc import PIMCAgent
 from .rollouts import Rollouts
 
@@ -83,7 +83,7 @@ class SearchAgent(PIMCAgent):
             )
         if not 0 <= mix <= 1:
             raise ValueError(f"search: mix={mix} must be in [0, 1] (the rollouts' share of a card's search value)")
-        self.network = NeuralAgent(net, device)
+        self.network = NeuralAgent(checkpoint_path(net), device)
         table = Chances.load(chances) if chances else None
         if table is not None and not (rollouts or play_rollouts):
             raise ValueError(f"search: chances={chances} values the rollouts' hands: give rollouts=R or play_rollouts=P too")

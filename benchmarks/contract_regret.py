@@ -24,7 +24,7 @@ import numpy as np
 import torch
 
 from agents.chances import Chances
-from agents.neural import SHIPPED, NeuralAgent
+from agents.neural import SHIPPED, NeuralAgent, checkpoint_path
 from agents.rollouts import CONTRACT_PHASES, Rollouts
 from agents.search import SearchAgent
 from smear_env import SmearVectorEnv, seat_view
@@ -32,7 +32,9 @@ from smear_env import SmearVectorEnv, seat_view
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--net", default=str(SHIPPED), help="the network (default: the shipped neural)")
+    parser.add_argument(
+        "--net", default=str(SHIPPED), help="the network: a path, or neural, dmc, chance (default: the shipped neural)"
+    )
     parser.add_argument("--positions", type=int, default=300, help="contract decisions to judge (default 300)")
     parser.add_argument("--reference", type=int, default=256, help="deals per action of the reference (default 256)")
     parser.add_argument("--deals", default="16,64", help="deals per action of the rollouts compared (default 16,64)")
@@ -41,7 +43,7 @@ def main() -> None:
     args = parser.parse_args()
     chances = Chances.load(args.chances) if args.chances else None
     torch.set_num_threads(1)
-    network = NeuralAgent(args.net, device="cpu")
+    network = NeuralAgent(checkpoint_path(args.net), device="cpu")
     sampler_of = SearchAgent(net=args.net, rollouts=1)._sampler  # the search agent's deals: the learned beliefs
     reference = Rollouts(network, args.reference, chances)
     compared = {int(n): Rollouts(network, int(n), chances) for n in args.deals.split(",")}

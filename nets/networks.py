@@ -10,12 +10,12 @@ import numpy as np
 import torch
 from torch import nn
 
-from smear_env import NUM_ACTIONS, OBS_DIM, STATE_DIM
+from smear_env import NUM_ACTIONS, OBS_DIM, STATE_DIM, Phase
 from smear_env.observer import OFFSETS
 
 SPEC_VERSION = 1
 KINDS = ("q", "q_split", "actor_critic", "beliefs")
-CONTRACT_PHASES = [OFFSETS["phase"] + i for i in range(3)]  # the phase one-hot's bid, trump and discard entries
+CONTRACT_PHASES = [OFFSETS["phase"] + p for p in (Phase.BID, Phase.TRUMP, Phase.DISCARD)]  # their one-hot entries
 PLACES = 4  # where a card a seat cannot see may lie: its left, its partner, its right, out of play (kitty, discards)
 
 

@@ -115,7 +115,8 @@ def test_dmc_target_chance_returns_the_change_of_the_teams_chance(tmp_path):
 
 def test_a_split_network_answers_each_decision_with_its_own_part(tmp_path):
     """train.export --contracts: the joined q_split network gives the contracts network's values at the bid,
-    trump and discard decisions and the play network's at the card play; DMC trains it on as one; a network
+    trump and discard decisions and the play network's at the card play; DMC trains it on as one (learning the
+    contracts only, it leaves the card play's body as it was); a network
     of another kind or size is refused by name."""
     spec, rules = NetworkSpec("q", (16,)), Rules()
     nets = {}
@@ -145,13 +146,17 @@ def test_a_split_network_answers_each_decision_with_its_own_part(tmp_path):
     assert export.main([str(tmp_path / "play.pt"), str(tmp_path / "x.pt"), "--contracts", str(tmp_path / "wide.pt")]) == 1
     assert not (tmp_path / "x.pt").exists()
     folder = dmc.train(dmc.Config(runs_dir=str(tmp_path), run_name="on", init=str(out), hidden=(16,), num_actors=0,
-                                  total_steps=2000, warmup=50, batch_size=32, num_envs=16, eval_every=10**6))  # fmt: skip
-    assert load_checkpoint(folder).network.kind == "q_split"
+                                  total_steps=2000, warmup=50, batch_size=32, num_envs=16, eval_every=10**6,
+                                  learn_phases=("bid", "trump", "discard")))  # fmt: skip
+    trained = load_checkpoint(folder)
+    assert trained.network.kind == "q_split"
+    for name, weights in split.model.items():  # the contracts learnt, the card play never touched
+        assert torch.equal(trained.model[name], weights) == name.startswith("play."), name
 
 
 def test_the_shipped_chance_network_plays_the_cards_as_neural_does():
     """``chance``: a q_split network whose card play is the shipped neural's, weight for weight, and whose
-    contracts are its own (they differ somewhere)."""
+    contracts are its own (they differ somewhere); the table of its play ships beside it."""
     chance, neural = load_agent("chance"), load_agent("neural")
     assert chance.name == "chance" and load_checkpoint(CHANCE).network.kind == "q_split"
     play = {k.removeprefix("play."): v for k, v in chance.network.state_dict().items() if k.startswith("play.")}
@@ -159,3 +164,6 @@ def test_the_shipped_chance_network_plays_the_cards_as_neural_does():
     assert play.keys() == shipped.keys() and all(torch.equal(play[k], shipped[k]) for k in play)
     contracts = {k.removeprefix("contracts."): v for k, v in chance.network.state_dict().items() if k.startswith("contracts.")}
     assert any(not torch.equal(contracts[k], shipped[k]) for k in contracts)
+    table = Chances.load("chance")  # the shipped table of its play, by name wherever a table is asked for
+    assert table.chance.shape == (4, 30, 30) and table.target_score == 15 and 10 < table.scale < 100
+    assert 0.45 < table.chance[0, 15, 15] < 0.55 and table.chance[0, 29, 15] > 0.9  # 0-0 near even; 14-0 all but won

@@ -10,7 +10,9 @@ import pytest
 import torch
 
 from agents import load_agent
-from agents.neural import DMC, SHIPPED, NeuralAgent
+from agents.chances import SHIPPED as SHIPPED_CHANCES
+from agents.chances import Chances
+from agents.neural import CHANCE, DMC, SHIPPED, NeuralAgent
 from agents.rollouts import CONTRACT_PHASES, Rollouts, deal_of
 from nets import NetworkSpec, build_network, load_checkpoint, widen
 from smear_env import NUM_ACTIONS, OBS_DIM, DealSampler, Game, Phase, Rules, SmearVectorEnv, observe, seat_view
@@ -353,12 +355,15 @@ def test_search_with_play_rollouts_mixes_them_into_a_cards_search_value():
 
 
 def test_search_rollouts_value_hands_by_the_win_chance_with_a_table(tmp_path):
-    """``chances=FILE``: the rollouts (trump, discards and cards) read the table; without rollouts it is refused."""
+    """``chances=FILE``: the rollouts (trump, discards and cards) read the table (``chance``: the shipped one);
+    without rollouts it is refused."""
     rows = np.array([(d, *o) for d in range(4) for o in ((-2, 2, 0, -4), (2, -2, 1, 4))], dtype=float)
     solve(rows, Rules()).save(tmp_path / "c.npz")
     agent = load_agent(f"search:rollouts=2,play_rollouts=2,mix=1,chances={tmp_path / 'c.npz'}")
     assert agent.rollouts.chances is not None and agent.play_rollouts.chances is not None
     assert load_agent("search:rollouts=2").rollouts.chances is None
+    agent = load_agent("search:net=chance,rollouts=2,chances=chance")  # the shipped network and its table, by name
+    assert agent.network.path == CHANCE and np.array_equal(agent.rollouts.chances.chance, Chances.load(SHIPPED_CHANCES).chance)
     with pytest.raises(ValueError, match="give rollouts=R or play_rollouts=P"):
         load_agent(f"search:chances={tmp_path / 'c.npz'}")
     with pytest.raises(ValueError, match="not a table of win chances"):

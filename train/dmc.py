@@ -31,7 +31,7 @@ from agents.arena import need_ray
 from agents.chances import Chances
 from agents.neural import checkpoint_path
 from nets import NetworkSpec, build_network, load_checkpoint, resolve_device
-from smear_env import OBS_DIM
+from smear_env import OBS_DIM, Phase
 from smear_env.observer import OFFSETS
 
 from .actors import ActorSettings, InProcess, LocalActors
@@ -40,7 +40,7 @@ from .distill import TEMPERATURE, VALUE_WEIGHT, as_tensors, load_positions, teac
 from .opponents import load_opponents
 from .run import Run, restore_rng_state, rng_state, seed_everything
 
-PHASES = ("bid", "trump", "discard", "play")  # the observation's phase one-hot, in order
+PHASES = tuple(p.name.lower() for p in Phase if p != Phase.GAME_OVER)  # the observation's phase one-hot, in order
 PHASE_AT = OFFSETS["phase"]
 
 
@@ -63,7 +63,7 @@ class Config(RunConfig):
     target: Literal["hand", "game", "chance"] = "hand"
     """return of a decision: hand (the team's score difference for the hand), game (+1/-1 outcome) or chance (the change the hand makes to the team's chance of winning the game, from the table ``chances``)"""
     chances: str | None = None
-    """target chance: a table of win chances by score and dealer (python -m train.chances --out FILE)"""
+    """target chance: a table of win chances by score and dealer (python -m train.chances --out FILE; chance: the shipped one)"""
     num_actors: int = 1
     """actors stepping games while this process learns (0: this process steps them too)"""
     backend: Literal["local", "ray"] = "local"
