@@ -112,7 +112,8 @@ def test_terminate_illegal_option():
     environment.reset(seed=2)
     agent = environment.agent_selection
     mask = environment.observe(agent)["action_mask"]
-    environment.step(int(np.flatnonzero(mask == 0)[0]))
+    with pytest.warns(UserWarning, match=r"illegal move .* legal were: pass, bid 2, bid 3, bid 4\. The episode ends"):
+        environment.step(int(np.flatnonzero(mask == 0)[0]))
     assert all(environment.terminations.values())
     assert environment.rewards[agent] == -1
 
