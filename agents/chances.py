@@ -45,6 +45,14 @@ class Chances:
             after[done] = np.where(winner == 0, 1.0, np.where(winner == 1, 0.0, 0.5))
         return after
 
+    def hand_change(
+        self, venv: SmearVectorEnv, info: dict, games: np.ndarray, done: np.ndarray, scores: np.ndarray, dealer: np.ndarray
+    ) -> np.ndarray:
+        """The change the hands of ``games`` (as :meth:`after_hands`) made to team 0's chance, times the table's
+        scale, from ``scores`` ([len(games), 2]) and ``dealer`` ([len(games)]) at their start: a hand's value in
+        margin-sized units (team 1's is its negative)."""
+        return self.scale * (self.after_hands(venv, info, games, done) - self.team0(scores, dealer))
+
     def save(self, path: str | Path) -> None:
         """Write the table to ``path`` (.npz) whole: a partial file first, then renamed over it."""
         path = Path(path)

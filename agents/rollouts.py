@@ -107,17 +107,12 @@ class Rollouts:
             if self.chances is None:
                 margin[ended] = rewards[ended, view.seat]
             elif ended.any():
-                margin[ended] = self._chance_change(env, info, np.flatnonzero(ended), terminated | truncated, view)
+                games = np.flatnonzero(ended)
+                start = np.tile(view.scores, (len(games), 1)), np.full(len(games), view.dealer)
+                change = self.chances.hand_change(env, info, games, (terminated | truncated)[games], *start)
+                margin[ended] = change if view.seat % 2 == 0 else -change
             playing &= ~ended
             if not playing.any():
                 break
             actions = self.policy.act_batch(obs, info["action_mask"])
         return {a: float(margin[j * n : (j + 1) * n].mean()) for j, a in enumerate(legal)}
-
-    def _chance_change(self, env: SmearVectorEnv, info: dict, ended: np.ndarray, done: np.ndarray, view: SeatView) -> np.ndarray:
-        """The change the hands of games ``ended`` made to ``view``'s team's chance of winning, times the table's scale."""
-        chances = self.chances
-        assert chances is not None
-        start = chances.team0(np.array([view.scores]), np.array([view.dealer]))[0]
-        change = chances.scale * (chances.after_hands(env, info, ended, done[ended]) - start)
-        return change if view.seat % 2 == 0 else -change

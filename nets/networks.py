@@ -26,7 +26,7 @@ class NetworkSpec:
     ``q``: a Q-network, the value of each of the 72 actions from the seat's observation (DMC).
     ``q_split``: two such Q-networks of the same sizes, one for the contracts (the bid, trump
     and discard decisions), one for the card play, each answering its own decisions: contracts
-    valued by one measure (the game's outcome) and play by another (the hand's margin).
+    valued by one measure (the game's win chance) and play by another (the hand's margin).
     ``actor_critic``: a policy over the 72 actions from the observation, with a centralized
     critic fed the full-information state and the observation (PPO).
     ``beliefs``: for each of the 32 cards, where it lies (the seat's left, partner, right, or

@@ -32,6 +32,7 @@ from smear_env import SmearVectorEnv
 from .opponents import Opponents
 
 STEPS_PER_BLOCK = 16  # lockstep steps between hand-overs of finished decisions to the learner
+TEAM_SIGN = np.array([1.0, -1.0, 1.0, -1.0], dtype=np.float32)  # a change of team 0's chance, seen from each seat
 
 
 @dataclass
@@ -110,7 +111,7 @@ class SelfPlay:
         self.opponents.act(venv, obs, mask, seat, actions, learner)
         self.pending.append((obs[idx], actions[idx], idx, seat[idx], self.segment[idx]))
         if self.chances is not None:
-            scores, dealer = venv.scores.copy(), venv.dealer.astype(np.int64)  # the hand's start
+            before, dealer = venv.scores.copy(), venv.dealer.astype(np.int64)  # the hand's start
 
         self.obs, rewards, terminated, truncated, self.info = venv.step(actions)
         done = terminated | truncated
@@ -118,7 +119,9 @@ class SelfPlay:
         segment = self.segment
         if self.chances is not None:
             if ends.any():
-                self.returns[ends, segment[ends] % 8] = self._chance_change(np.flatnonzero(ends), scores, dealer, done)
+                games = np.flatnonzero(ends)
+                change = self.chances.hand_change(venv, self.info, games, done[games], before[games], dealer[games])
+                self.returns[ends, segment[ends] % 8] = change[:, None] * TEAM_SIGN
         elif settings.target == "hand":
             self.returns[ends, segment[ends] % 8] = rewards[ends]
         elif done.any():
@@ -128,14 +131,6 @@ class SelfPlay:
             self.finished.extend(self.info["final_return"][done][:, 0].tolist())
             self.opponents.draw(np.flatnonzero(done))
         self.steps += settings.num_envs
-
-    def _chance_change(self, ended: np.ndarray, scores: np.ndarray, dealer: np.ndarray, done: np.ndarray) -> np.ndarray:
-        """target chance: the change the hands of games ``ended`` made to each seat's team's chance of winning, times the table's scale."""
-        chances = self.chances
-        assert chances is not None
-        after = chances.after_hands(self.venv, self.info, ended, done[ended])
-        change = chances.scale * (after - chances.team0(scores[ended], dealer[ended]))
-        return change[:, None] * np.array([1.0, -1.0, 1.0, -1.0], dtype=np.float32)
 
     def block(self, q: torch.nn.Module, version: int = -1, steps: int = STEPS_PER_BLOCK) -> Block:
         """``steps`` lockstep steps, then the decisions whose return is now known (the rest wait)."""
