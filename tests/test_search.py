@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -17,6 +18,7 @@ from agents.rollouts import CONTRACT_PHASES, Rollouts, deal_of
 from nets import NetworkSpec, build_network, load_checkpoint, widen
 from smear_env import NUM_ACTIONS, OBS_DIM, DealSampler, Game, Phase, Rules, SmearVectorEnv, observe, seat_view
 from smear_env.cards import card_str
+from smear_env.observer import OFFSETS
 from train import beliefs, distill, dmc
 from train.chances import solve
 
@@ -124,6 +126,32 @@ def test_distill_labels_positions_with_the_teachers_scores_and_fits_a_playable_n
                         batch_size=32, num_actors=0, eval_every=10**9, teacher_positions=str(out / "positions"))  # fmt: skip
     log = (dmc.train(config) / "train.log").read_text()
     assert "teacher_loss" in log and "q_loss" in log
+
+
+def test_r13_r15_distill_endgame_teaches_only_the_hands_that_can_end_the_game(tmp_path, capsys):
+    """``--endgame``: the teacher labels the decisions of hands where a team is within 4 points (R13) of the
+    target (R15); elsewhere the student's own values are the labels, so its play there is held. The start
+    may be a q_split network (the built-in ``chance``): only the body of the taught decisions moves."""
+    rules = Rules()
+    view = seat_view(Game(rules, 0), 1)
+    assert distill.endgame(replace(view, scores=(3, 11)), rules) and not distill.endgame(replace(view, scores=(10, 10)), rules)
+    student = NeuralAgent(CHANCE, device="cpu")
+    made = distill.generate(tmp_path / "shard.npz", "search:net=chance,play_rollouts=2,mix=1,chances=chance", CHANCE,
+                            seconds=6, seed=3, games=8, label_rate=1.0, own_rate=1.0)  # fmt: skip
+    data = distill.load_positions([tmp_path])
+    assert made == len(data["obs"]) > 20
+    scores = data["obs"][:, OFFSETS["scores"] : OFFSETS["scores"] + 2] * rules.target_score  # (mine, theirs) before the hand
+    late = scores.max(axis=1) >= rules.target_score - 4 - 1e-6
+    own = student.values(data["obs"])
+    legal = data["mask"]
+    same = np.isclose(np.where(legal, data["target"], 0), np.where(legal, own, 0), atol=1e-5).all(axis=1)
+    assert (~late).any() and same[~late].all()  # the student's own values outside the endgame
+    assert (~same[late & (data["phase"] == int(Phase.PLAY))]).any()  # the teacher's card play in it
+    for bad, says in ((["--endgame", "2"], "in [0, 1]"), (["--hidden", "512,512"], "widens a q network only")):
+        with pytest.raises(SystemExit):
+            distill.main(["--out", str(tmp_path / "bad"), "--init", "chance", "--fit-only", "--positions", str(tmp_path), *bad])
+        assert says in capsys.readouterr().err
+    assert not (tmp_path / "bad").exists()
 
 
 def test_distill_keeps_a_student_that_learnt_the_contracts_when_the_card_play_was_already_the_teachers():

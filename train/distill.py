@@ -31,6 +31,11 @@ student's own values, so that each round's teacher is stronger (docs/search_and_
 Contracts: ``--teacher search:net=STUDENT,rollouts=64,net_tricks=6 --label-rate 1`` values each
 trump and discard by playing the hand out with the student at every seat over 64 deals
 (``agents.rollouts``) and leaves the bids and the card play to the student's own values, which anchor them.
+The game: ``--init chance --teacher search:net=chance,play_rollouts=64,mix=1,chances=chance --endgame 0.1
+--label-rate 1`` teaches the card play valued by the win chance where the score makes it differ from the
+hand's margin, in the hands that can end the game (a team within 4 points of the target, R13 and R15);
+a share 0.1 of the other decisions is labelled with the student's own values, which hold its play there.
+A ``q_split`` start (``chance``) keeps its two bodies: card-play labels move the card play's only.
 """
 
 from __future__ import annotations
@@ -49,9 +54,9 @@ import numpy as np
 import torch
 
 from agents import Agent, load_agent
-from agents.neural import SHIPPED, NeuralAgent
+from agents.neural import SHIPPED, NeuralAgent, checkpoint_path
 from nets import load_checkpoint, masked_argmax, save_checkpoint, widen
-from smear_env import NUM_ACTIONS, Phase, Rules, SmearVectorEnv, seat_view
+from smear_env import NUM_ACTIONS, Phase, Rules, SeatView, SmearVectorEnv, seat_view
 from smear_env.cli import add_version_flag
 from smear_env.files import atomic_write
 
@@ -72,8 +77,25 @@ def load_teacher(spec: str, rules: Rules) -> Agent:
     return teacher
 
 
-def generate(out: Path, teacher_spec: str, init: Path, seconds: float, seed: int, games: int, label_rate: float) -> int:
-    """One worker: play and label for ``seconds``; writes ``out`` (npz: obs, mask, target, phase); returns positions."""
+def endgame(view: SeatView, rules: Rules) -> bool:
+    """Whether this hand can end the game: a team is within 4 points (R13's most in a hand) of the target (R15)."""
+    return max(view.scores) >= rules.target_score - 4
+
+
+def generate(
+    out: Path,
+    teacher_spec: str,
+    init: Path,
+    seconds: float,
+    seed: int,
+    games: int,
+    label_rate: float,
+    own_rate: float | None = None,
+) -> int:
+    """One worker: play and label for ``seconds``; writes ``out`` (npz: obs, mask, target, phase); returns positions.
+
+    With ``own_rate`` the teacher labels only the decisions of :func:`endgame` hands (at ``label_rate``) and
+    the student's own values label a share ``own_rate`` of the others (free, and they hold its play there)."""
     torch.set_num_threads(1)
     seed_everything(seed)
     rng = np.random.default_rng(seed)
@@ -88,9 +110,17 @@ def generate(out: Path, teacher_spec: str, init: Path, seconds: float, seed: int
         mask = info["action_mask"]
         actions = student.act_batch(obs, mask, None)
         choice = mask.sum(axis=1) > 1
-        for i in np.flatnonzero(choice & (rng.random(len(mask)) < label_rate)).tolist():
+        draws = rng.random(len(mask))
+        for i in np.flatnonzero(choice & (draws < max(label_rate, own_rate or 0.0))).tolist():
             view = seat_view(venv.game(i), int(info["seat"][i]))
-            scores = teacher.scores(obs[i], mask[i], view)
+            if own_rate is None or endgame(view, student.rules):
+                if draws[i] >= label_rate:
+                    continue
+                scores = teacher.scores(obs[i], mask[i], view)
+            elif draws[i] < own_rate:
+                scores = student.scores(obs[i], mask[i], view)
+            else:
+                continue
             target = np.full(NUM_ACTIONS, UNJUDGED, dtype=np.float32)
             target[list(scores)] = list(scores.values())
             actions[i] = max(scores, key=scores.__getitem__)
@@ -234,6 +264,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=2, help="processes generating positions")
     parser.add_argument("--games", type=int, default=64, help="games in lockstep in each worker")
     parser.add_argument("--label-rate", type=float, default=0.5, help="share of the decisions with a choice the teacher labels")
+    parser.add_argument(
+        "--endgame",
+        type=float,
+        metavar="OWN_RATE",
+        help="the teacher labels only the hands that can end the game (a team within 4 points of the target), "
+        "the student's own values a share OWN_RATE of the other decisions (they hold its play there)",
+    )
     parser.add_argument("--learning-rate", type=float, default=1e-4)
     parser.add_argument("--batch-size", type=int, default=1024)
     parser.add_argument(
@@ -255,11 +292,16 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     out = Path(args.out)
     try:
-        start = load_checkpoint(args.init)
-        if start.network.kind != "q":
-            raise ValueError(f"--init {args.init}: a q network (DMC) is needed, not {start.network.kind!r}")
-        hidden = start.network.hidden if args.hidden is None else parse_sizes(args.hidden, "--hidden")
-        student, student_spec = widen(start.build("cpu"), start.network, hidden, seed=args.seed)
+        start = load_checkpoint(checkpoint_path(args.init))
+        if start.network.kind not in ("q", "q_split"):
+            raise ValueError(f"--init {args.init}: a q or q_split network (DMC) is needed, not {start.network.kind!r}")
+        if start.network.kind == "q_split" and args.hidden is not None:
+            raise ValueError(f"--hidden {args.hidden}: widens a q network only, and --init {args.init} is a q_split")
+        student, student_spec = start.build("cpu"), start.network
+        if args.hidden is not None:
+            student, student_spec = widen(student, student_spec, parse_sizes(args.hidden, "--hidden"), seed=args.seed)
+        if args.endgame is not None and not 0 <= args.endgame <= 1:
+            raise ValueError(f"--endgame {args.endgame}: the share of the other decisions the student labels, in [0, 1]")
         if not 0 < args.label_rate <= 1 or not 0 < args.held_out < 1:
             raise ValueError(f"--label-rate {args.label_rate} must be in (0, 1] and --held-out {args.held_out} in (0, 1)")
         if not args.temperature > 0 or args.value_weight < 0:
@@ -288,8 +330,8 @@ def main(argv: list[str] | None = None) -> int:
             # Spawned, not forked: a fork after torch or numba started their threads can deadlock the children.
             with ProcessPoolExecutor(args.workers, mp_context=multiprocessing.get_context("spawn")) as pool:
                 futures = [
-                    pool.submit(generate, shards / f"shard{w}.npz", args.teacher, Path(args.init),
-                                60 * args.generate_minutes, args.seed * 1000 + w, args.games, args.label_rate)
+                    pool.submit(generate, shards / f"shard{w}.npz", args.teacher, checkpoint_path(args.init),
+                                60 * args.generate_minutes, args.seed * 1000 + w, args.games, args.label_rate, args.endgame)
                     for w in range(args.workers)
                 ]  # fmt: skip
                 made = sum(f.result() for f in futures)
@@ -297,7 +339,7 @@ def main(argv: list[str] | None = None) -> int:
             shutil.rmtree(out)  # the folder is this run's own: nothing half-made stays behind
             raise
         settings = {"teacher": args.teacher, "init": str(args.init), "generate_minutes": args.generate_minutes,
-                    "workers": args.workers, "games": args.games, "label_rate": args.label_rate, "seed": args.seed}  # fmt: skip
+                    "workers": args.workers, "games": args.games, "label_rate": args.label_rate, "endgame": args.endgame, "seed": args.seed}  # fmt: skip
         atomic_write(shards / "generated.json", lambda f: json.dump({**settings, "positions": made}, f, indent=2))
         print(f"positions: {made:,}", flush=True)
     folders = ([out / "positions"] if (out / "positions").is_dir() else []) + args.positions
