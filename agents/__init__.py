@@ -16,7 +16,7 @@ register(
     "agents.neural:NeuralAgent",
     argument="path",
     options={"device": str, "any_rules": bool},
-    summary="a trained network: the shipped one (DMC, then taught the search agent's card play), or neural:PATH",
+    summary="a trained network: the shipped one (DMC, then taught the search agent's card play), or neural:PATH (neural:A+B: the mean of several networks' values)",
 )
 register(
     "dmc",

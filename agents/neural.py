@@ -1,7 +1,8 @@
 """A policy trained by ``train.dmc`` or ``train.ppo``, played from a checkpoint (``nets`` format).
 
 ``neural`` plays the shipped network (the distilled one, docs/search_and_distillation.md), ``neural:PATH`` a
-checkpoint, ``dmc`` the first release's network (DMC self-play alone), ``chance`` the shipped network's
+checkpoint, ``neural:A+B+...`` the mean of several Q-networks' values (an output ensemble; each a path
+or a built-in name, ``neural:chance+runs/x/checkpoint.pt``), ``dmc`` the first release's network (DMC self-play alone), ``chance`` the shipped network's
 card play with contracts valued by the game's win chance (a ``q_split`` network); options ``device=``
 (``auto``, ``cpu``, ``cuda``, ``cuda:N``) and ``any_rules=true`` (play under rule settings
 the network was not trained for). Decisions are batched: ``act_batch`` sends a whole batch
@@ -15,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from nets import load_checkpoint, masked_argmax, resolve_device
+from nets import MeanNetwork, load_checkpoint, masked_argmax, resolve_device
 from smear_env import Rules, SeatView
 
 from .base import Agent
@@ -36,12 +37,23 @@ class NeuralAgent(Agent):
         if not Path(path).exists() and Path(path) == SHIPPED:
             raise ValueError(f"agent spec 'neural': no shipped checkpoint at {SHIPPED}; give neural:runs/NAME/checkpoint.pt")
         self.device = resolve_device(device)
-        checkpoint = load_checkpoint(path, self.device)
+        members = (
+            [Path(path)] if "+" not in str(path) or Path(path).exists() else [checkpoint_path(p) for p in str(path).split("+")]
+        )
+        checkpoints = [load_checkpoint(member, self.device) for member in members]
+        if len(checkpoints) > 1:
+            if any(c.network.kind not in ("q", "q_split") for c in checkpoints):
+                kinds = ", ".join(f"{m}: {c.network.kind}" for m, c in zip(members, checkpoints, strict=True))
+                raise ValueError(f"neural:{path}: an ensemble averages Q-values, of q or q_split networks only ({kinds})")
+            rules = [{k: v for k, v in c.rules.to_dict().items() if k not in _IGNORED} for c in checkpoints]
+            if any(r != rules[0] for r in rules):
+                raise ValueError(f"neural:{path}: its networks were trained under different rules; an ensemble needs the same")
         try:
-            self.network = checkpoint.build(self.device)
+            networks = [c.build(self.device) for c in checkpoints]
         except ValueError as e:
             raise ValueError(f"checkpoint {path}: {e}") from None
-        self.rules = checkpoint.rules
+        self.network = networks[0] if len(networks) == 1 else MeanNetwork(networks).eval()
+        self.rules = checkpoints[0].rules
         self.any_rules = any_rules
         self.name = f"neural:{path}"
         self.path: Path | None = Path(path)  # None for an in-memory network (``of``)

@@ -103,6 +103,18 @@ class SplitQNetwork(nn.Module):
         return out
 
 
+class MeanNetwork(nn.Module):
+    """Several Q-networks' values averaged action by action (an output ensemble; ``neural:A+B``): where the
+    members' rankings of near-equal cards are noise, the mean's is less so."""
+
+    def __init__(self, members: list[nn.Module]) -> None:
+        super().__init__()
+        self.members = nn.ModuleList(members)
+
+    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        return torch.stack([member(obs) for member in self.members]).mean(dim=0)
+
+
 class ActorCritic(nn.Module):
     """PPO: a policy over the 72 actions from the seat's observation, and a centralized critic
     fed the full-information state plus the seat's observation (the policy never sees the state)."""

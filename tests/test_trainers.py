@@ -16,6 +16,7 @@ import yaml
 
 from agents import load_agent
 from agents.neural import NeuralAgent
+from agents.search import SHIPPED_BELIEFS
 from smear_env import Game, Rules, observe, seat_view
 from train import dmc, ppo
 from train.config import Start
@@ -131,6 +132,22 @@ def test_neural_spec_errors(tmp_path):
     junk.write_bytes(b"not a checkpoint")
     with pytest.raises(ValueError, match="not a smear-rl checkpoint"):
         load_agent(f"neural:{junk}")
+    with pytest.raises(ValueError, match="q or q_split networks only"):
+        load_agent(f"neural:neural+{SHIPPED_BELIEFS}")
+    with pytest.raises(ValueError, match="no such file"):
+        load_agent(f"neural:chance+{tmp_path}/missing.pt")
+
+
+def test_an_ensemble_plays_the_mean_of_its_networks_values():
+    """``neural:A+B``: each action valued by the mean of the members' values (built-in names or paths)."""
+    both, chance, neural = load_agent("neural:chance+neural"), load_agent("chance"), load_agent("neural")
+    game = Game(Rules(), 3)
+    for _ in range(40):  # the contracts and the first tricks of a game
+        obs = observe(game, game.to_act)[None]
+        assert np.allclose(both.values(obs), (chance.values(obs) + neural.values(obs)) / 2, atol=1e-5)
+        game.step(both.act(obs[0], game.action_mask(), seat_view(game, game.to_act)))
+        if game.game_over:
+            break
 
 
 TINY = dict(num_envs=16, hidden=(16,), eval_games=2, eval_every=2_000, checkpoint_seconds=0.0, log_seconds=0.0)
