@@ -112,6 +112,7 @@ class MeanNetwork(nn.Module):
         self.members = nn.ModuleList(members)
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        """Each action's value: the members' values averaged."""
         return torch.stack([member(obs) for member in self.members]).mean(dim=0)
 
 
