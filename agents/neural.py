@@ -26,6 +26,11 @@ SHIPPED = Path(__file__).parent / "weights" / "neural.pt"
 _IGNORED = ("max_hands",)
 
 
+def _differing(trained: Rules, asked: Rules) -> dict:
+    """The settings of ``asked`` that differ from ``trained`` in something a network depends on (any but ``_IGNORED``)."""
+    return {k: v for k, v in asked.to_dict().items() if k not in _IGNORED and getattr(trained, k) != v}
+
+
 class NeuralAgent(Agent):
     """Plays the legal action the network scores highest (DMC: Q-value; PPO: policy logit)."""
 
@@ -45,8 +50,7 @@ class NeuralAgent(Agent):
             if any(c.network.kind not in ("q", "q_split") for c in checkpoints):
                 kinds = ", ".join(f"{m}: {c.network.kind}" for m, c in zip(members, checkpoints, strict=True))
                 raise ValueError(f"neural:{path}: an ensemble averages Q-values, of q or q_split networks only ({kinds})")
-            rules = [{k: v for k, v in c.rules.to_dict().items() if k not in _IGNORED} for c in checkpoints]
-            if any(r != rules[0] for r in rules):
+            if any(_differing(checkpoints[0].rules, c.rules) for c in checkpoints[1:]):
                 raise ValueError(f"neural:{path}: its networks were trained under different rules; an ensemble needs the same")
         try:
             networks = [c.build(self.device) for c in checkpoints]
@@ -73,7 +77,7 @@ class NeuralAgent(Agent):
         """Raise ValueError if ``rules`` differ from the network's in a setting it depends on (any but ``max_hands``), unless ``any_rules``."""
         if self.any_rules or rules is self._checked:
             return
-        different = {k: v for k, v in rules.to_dict().items() if k not in _IGNORED and getattr(self.rules, k) != v}
+        different = _differing(self.rules, rules)
         if different:
             trained = ", ".join(f"{k}={getattr(self.rules, k)!r}" for k in different)
             asked = ", ".join(f"{k}={v!r}" for k, v in different.items())

@@ -66,6 +66,7 @@ from .run import seed_everything
 UNJUDGED = np.float32(np.nan)  # an illegal action's target
 TEMPERATURE = 0.05  # points: the teacher's values of a card-play decision often differ by hundredths
 VALUE_WEIGHT = 0.1
+HAND_POINTS = 4  # R13: High, Low, Jack and Game, the most a team can score in a hand
 
 
 def load_teacher(spec: str, rules: Rules) -> Agent:
@@ -79,7 +80,7 @@ def load_teacher(spec: str, rules: Rules) -> Agent:
 
 def endgame(view: SeatView, rules: Rules) -> bool:
     """Whether this hand can end the game: a team is within 4 points (R13's most in a hand) of the target (R15)."""
-    return max(view.scores) >= rules.target_score - 4
+    return max(view.scores) >= rules.target_score - HAND_POINTS
 
 
 def generate(
@@ -113,14 +114,10 @@ def generate(
         draws = rng.random(len(mask))
         for i in np.flatnonzero(choice & (draws < max(label_rate, own_rate or 0.0))).tolist():
             view = seat_view(venv.game(i), int(info["seat"][i]))
-            if own_rate is None or endgame(view, student.rules):
-                if draws[i] >= label_rate:
-                    continue
-                scores = teacher.scores(obs[i], mask[i], view)
-            elif draws[i] < own_rate:
-                scores = student.scores(obs[i], mask[i], view)
-            else:
+            taught = own_rate is None or endgame(view, student.rules)
+            if draws[i] >= (label_rate if taught else own_rate):
                 continue
+            scores = (teacher if taught else student).scores(obs[i], mask[i], view)  # type: ignore[attr-defined]
             target = np.full(NUM_ACTIONS, UNJUDGED, dtype=np.float32)
             target[list(scores)] = list(scores.values())
             actions[i] = max(scores, key=scores.__getitem__)
