@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 import torch
@@ -167,3 +171,51 @@ def test_the_shipped_chance_network_plays_the_cards_as_neural_does():
     table = Chances.load("chance")  # the shipped table of its play, by name wherever a table is asked for
     assert table.chance.shape == (4, 30, 30) and table.target_score == 15 and 10 < table.scale < 100
     assert 0.45 < table.chance[0, 15, 15] < 0.55 and table.chance[0, 29, 15] > 0.9  # 0-0 near even; 14-0 all but won
+
+
+def test_export_average_is_a_model_soup_of_networks_of_one_kind(tmp_path, capsys):
+    """train.export --average: every weight of the written network is the mean of the given networks'; the
+    soup can be joined to contracts in the same command; a network of another kind or size is refused by name
+    and nothing is written."""
+    spec, rules = NetworkSpec("q", (16,)), Rules()
+    paths, weights = [], []
+    for seed in (1, 2, 3):
+        torch.manual_seed(seed)
+        weights.append(build_network(spec).state_dict())
+        paths.append(str(tmp_path / f"n{seed}.pt"))
+        save_checkpoint(paths[-1], spec, rules, weights[-1])
+    out = tmp_path / "soup.pt"
+    assert export.main([paths[0], str(out), "--average", *paths[1:]]) == 0
+    soup = load_checkpoint(out)
+    assert soup.network == spec and soup.model.keys() == weights[0].keys()
+    for key, value in soup.model.items():
+        assert torch.allclose(value, (weights[0][key] + weights[1][key] + weights[2][key]) / 3)
+    joined = tmp_path / "joined.pt"
+    assert export.main([paths[0], str(joined), "--average", paths[1], "--contracts", paths[2]]) == 0
+    split = load_checkpoint(joined).model
+    assert torch.allclose(split["play.0.weight"], (weights[0]["body.0.weight"] + weights[1]["body.0.weight"]) / 2)
+    assert torch.equal(split["contracts.0.weight"], weights[2]["body.0.weight"])
+    save_checkpoint(tmp_path / "wide.pt", NetworkSpec("q", (32,)), rules, build_network(NetworkSpec("q", (32,))).state_dict())
+    assert export.main([paths[0], str(tmp_path / "x.pt"), "--average", str(tmp_path / "wide.pt")]) == 1
+    assert "wide.pt" in capsys.readouterr().err
+    assert export.main([paths[0], str(tmp_path / "x.pt"), "--average", str(BELIEFS)]) == 1
+    assert "--average needs the same kind" in capsys.readouterr().err
+    assert not (tmp_path / "x.pt").exists()
+
+
+def test_contract_regret_judges_the_card_play_too():
+    """benchmarks/contract_regret.py --phases play: card-play decisions judged against the reference
+    rollouts, a row of non-negative regrets for the network and each rollout count; an unknown phase is
+    refused by name with the choices."""
+    script = Path(__file__).parent.parent / "benchmarks" / "contract_regret.py"
+    run = subprocess.run(
+        [sys.executable, str(script), "--net", "chance", "--chances", "chance", "--phases", "play",
+         "--positions", "6", "--reference", "8", "--deals", "4"],
+        capture_output=True, text=True, check=True, timeout=300,
+    )  # fmt: skip
+    assert "6 decisions (play) of chance" in run.stdout
+    row = next(line for line in run.stdout.splitlines() if line.startswith("PLAY"))
+    regrets = [float(x) for x in row.split()[2:]]
+    assert int(row.split()[1]) == 6 and len(regrets) == 3 and min(regrets) >= 0
+    bad = subprocess.run([sys.executable, str(script), "--phases", "bet"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "invalid choice: 'bet'" in bad.stderr and "play" in bad.stderr

@@ -6,6 +6,11 @@ to overwrite a file that exists unless given ``--force``.
 ``--contracts runs/OTHER/checkpoint.pt`` joins two DMC networks into one ``q_split`` network: the
 bid, trump and discard decisions are OTHER's, the card play the first checkpoint's (of a
 ``q_split`` network, the body of that part is taken). Both must have the same sizes and rules.
+
+``--average runs/B/checkpoint.pt runs/C/checkpoint.pt`` averages the first checkpoint's weights with
+these, tensor by tensor (a model soup: networks fine-tuned from one start sit in one basin, and
+their mean plays like the mean of their values at the speed of one network). All must be of the
+same kind, sizes and rules. The average is taken before ``--contracts`` joins.
 """
 
 from __future__ import annotations
@@ -22,6 +27,20 @@ def part(checkpoint: Checkpoint, name: str) -> dict:
     """The weights of one body (``contracts`` or ``play``) of a ``q`` network (its only one) or a ``q_split`` one."""
     prefix = "body." if checkpoint.network.kind == "q" else f"{name}."
     return {k.removeprefix(prefix): v for k, v in checkpoint.model.items() if k.startswith(prefix)}
+
+
+def averaged(checkpoints: list[Checkpoint], paths: list[str]) -> Checkpoint:
+    """The first checkpoint with every weight the mean of all of theirs; a ValueError if they differ in kind,
+    sizes or rules."""
+    first = checkpoints[0]
+    for path, c in zip(paths[1:], checkpoints[1:], strict=True):
+        if c.network != first.network or c.rules != first.rules:
+            raise ValueError(
+                f"{path} ({c.network.kind} {c.network.hidden}, {c.rules}) and {paths[0]} ({first.network.kind} "
+                f"{first.network.hidden}, {first.rules}): --average needs the same kind, sizes and rules"
+            )
+    model = {k: sum(c.model[k].float() for c in checkpoints) / len(checkpoints) for k in first.model}
+    return Checkpoint(first.network, first.rules, model, first.extra)
 
 
 def joined(play: Checkpoint, contracts: Checkpoint, play_path: str, contracts_path: str) -> Checkpoint:
@@ -49,6 +68,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--contracts", help="a DMC checkpoint whose bid, trump and discard decisions replace CHECKPOINT's (a q_split network)"
     )
+    parser.add_argument(
+        "--average",
+        nargs="+",
+        default=[],
+        metavar="CHECKPOINT",
+        help="checkpoints whose weights are averaged with CHECKPOINT's (a model soup; same kind, sizes and rules)",
+    )
     args = parser.parse_args(argv)
     out = Path(args.out)
     if out.exists() and not args.force:
@@ -56,6 +82,9 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     try:
         checkpoint = load_checkpoint(args.checkpoint)
+        if args.average:
+            paths = [args.checkpoint, *args.average]
+            checkpoint = averaged([checkpoint, *(load_checkpoint(p) for p in args.average)], paths)
         if args.contracts:
             checkpoint = joined(checkpoint, load_checkpoint(args.contracts), args.checkpoint, args.contracts)
     except ValueError as e:
