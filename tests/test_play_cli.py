@@ -71,8 +71,9 @@ def test_play_a_hand_in_a_pseudo_terminal():
         term.read_until(r"Not understood: unknown action 'bid 7'.*\n.*Legal:.*\n?Your move> $")
         term.send("99")
         term.read_until(r"There is no move number 99")
-        term.send("help")
-        term.read_until(r"Type a move as listed")
+        since = len(term.text)  # the first line has the help text too: wait for the answer and its prompt,
+        term.send("help")  # else a move sent to a prompt already answered puts every later one a move behind
+        term.read_until(r"Type a move as listed[\s\S]*Your move> $", since=since)
         moves = 0
         while "Hand over." not in term.text and "thrown in" not in term.text:
             screen = term.read_until(r"(Your move> $|Hand over\.|thrown in)")
