@@ -15,20 +15,26 @@ register(
     "neural",
     "agents.neural:NeuralAgent",
     argument="path",
-    options={"device": str, "any_rules": bool},
-    summary="a trained network: the shipped one (DMC, then taught the search agent's card play), or neural:PATH (neural:A+B: the mean of several networks' values)",
+    options={"device": str, "any_rules": bool, "suits": int},
+    summary="a trained network: the shipped one (chance's network, its values averaged over four orders of the suits), or neural:PATH (neural:A+B: the mean of several networks' values)",
 )
 register(
     "dmc",
     "agents.neural:DMCAgent",
-    options={"device": str, "any_rules": bool},
+    options={"device": str, "any_rules": bool, "suits": int},
     summary="the first release's network (DMC self-play alone; 0.1.0's neural): the search agent's contracts",
 )
 register(
     "chance",
     "agents.neural:ChanceAgent",
-    options={"device": str, "any_rules": bool},
-    summary="neural's card play, contracts valued by the change of the chance of winning the game (q_split)",
+    options={"device": str, "any_rules": bool, "suits": int},
+    summary="distilled's card play, contracts valued by the change of the chance of winning the game (q_split)",
+)
+register(
+    "distilled",
+    "agents.neural:DistilledAgent",
+    options={"device": str, "any_rules": bool, "suits": int},
+    summary="the neural shipped until 2026-12-03: the search agent's card play distilled (expert iteration), dmc's contracts",
 )
 register(
     "search",

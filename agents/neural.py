@@ -1,11 +1,13 @@
 """A policy trained by ``train.dmc`` or ``train.ppo``, played from a checkpoint (``nets`` format).
 
-``neural`` plays the shipped network (the distilled one, docs/search_and_distillation.md), ``neural:PATH`` a
+``neural`` plays the shipped network (``chance``'s, its values averaged over four orders of the suits;
+docs/results.md), ``distilled`` the one shipped before it (docs/search_and_distillation.md), ``neural:PATH`` a
 checkpoint, ``neural:A+B+...`` the mean of several Q-networks' values (an output ensemble; each a path
-or a built-in name, ``neural:chance+runs/x/checkpoint.pt``), ``dmc`` the first release's network (DMC self-play alone), ``chance`` the shipped network's
+or a built-in name, ``neural:chance+runs/x/checkpoint.pt``), ``dmc`` the first release's network (DMC self-play alone), ``chance`` ``distilled``'s
 card play with contracts valued by the game's win chance (a ``q_split`` network); options ``device=``
-(``auto``, ``cpu``, ``cuda``, ``cuda:N``) and ``any_rules=true`` (play under rule settings
-the network was not trained for). Decisions are batched: ``act_batch`` sends a whole batch
+(``auto``, ``cpu``, ``cuda``, ``cuda:N``), ``any_rules=true`` (play under rule settings
+the network was not trained for) and ``suits=K`` (the values averaged over K orders of the suits, ``nets.SuitMean``,
+1 to 24; by default the checkpoint's own ``suits``, else 1: the network alone). Decisions are batched: ``act_batch`` sends a whole batch
 to the device in one transfer, which is what keeps a GPU busy.
 """
 
@@ -16,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from nets import MeanNetwork, load_checkpoint, masked_argmax, resolve_device
+from nets import MeanNetwork, SuitMean, load_checkpoint, masked_argmax, resolve_device
 from smear_env import Rules, SeatView
 
 from .base import Agent
@@ -37,13 +39,17 @@ class NeuralAgent(Agent):
     batched = True
     independent = True
 
-    def __init__(self, path: str | Path = SHIPPED, device: str = "auto", any_rules: bool = False) -> None:
+    def __init__(
+        self, path: str | Path = SHIPPED, device: str = "auto", any_rules: bool = False, suits: int | None = None
+    ) -> None:
         super().__init__()
         if not Path(path).exists() and Path(path) == SHIPPED:
             raise ValueError(f"agent spec 'neural': no shipped checkpoint at {SHIPPED}; give neural:runs/NAME/checkpoint.pt")
         self.device = resolve_device(device)
         members = (
-            [Path(path)] if "+" not in str(path) or Path(path).exists() else [checkpoint_path(p) for p in str(path).split("+")]
+            [checkpoint_path(path)]
+            if "+" not in str(path) or Path(path).exists()
+            else [checkpoint_path(p) for p in str(path).split("+")]
         )
         checkpoints = [load_checkpoint(member, self.device) for member in members]
         if len(checkpoints) > 1:
@@ -57,10 +63,15 @@ class NeuralAgent(Agent):
         except ValueError as e:
             raise ValueError(f"checkpoint {path}: {e}") from None
         self.network = networks[0] if len(networks) == 1 else MeanNetwork(networks).eval()
+        self.suits = int(checkpoints[0].extra.get("suits", 1)) if suits is None else suits
+        if self.suits != 1:
+            if any(c.network.kind not in ("q", "q_split") for c in checkpoints):
+                raise ValueError(f"neural:{path}: suits={self.suits} averages Q-values, of q or q_split networks only")
+            self.network = SuitMean(self.network, self.suits).to(self.device).eval()
         self.rules = checkpoints[0].rules
         self.any_rules = any_rules
         self.name = f"neural:{path}"
-        self.path: Path | None = Path(path)  # None for an in-memory network (``of``)
+        self.path: Path | None = members[0] if len(members) == 1 else Path(path)  # None for an in-memory network (``of``)
         self._checked: Rules | None = None
 
     @classmethod
@@ -70,7 +81,7 @@ class NeuralAgent(Agent):
         Agent.__init__(agent)
         agent.network, agent.rules, agent.any_rules, agent.name = network, rules, any_rules, name
         agent.device = next(network.parameters()).device
-        agent._checked, agent.path = None, None
+        agent._checked, agent.path, agent.suits = None, None, 1
         return agent
 
     def check_rules(self, rules: Rules) -> None:
@@ -116,12 +127,13 @@ class NeuralAgent(Agent):
 
 DMC = Path(__file__).parent / "weights" / "dmc.pt"
 CHANCE = Path(__file__).parent / "weights" / "chance.pt"
+DISTILLED = Path(__file__).parent / "weights" / "distilled.pt"
 
 
 def checkpoint_path(name: str | Path) -> Path:
-    """A checkpoint a config or a command names: ``neural`` and ``dmc`` are the shipped networks (wherever
+    """A checkpoint a config or a command names: ``neural``, ``chance``, ``distilled`` and ``dmc`` are the shipped networks (wherever
     the kit is installed), anything else a path."""
-    return {"neural": SHIPPED, "dmc": DMC, "chance": CHANCE}.get(str(name), Path(name))
+    return {"neural": SHIPPED, "dmc": DMC, "chance": CHANCE, "distilled": DISTILLED}.get(str(name), Path(name))
 
 
 class DMCAgent(NeuralAgent):
@@ -130,18 +142,30 @@ class DMCAgent(NeuralAgent):
     agent's card play; ``search`` takes its contracts from this one, and the figures measured
     against 0.1.0's ``neural`` are against it."""
 
-    def __init__(self, device: str = "auto", any_rules: bool = False) -> None:
-        super().__init__(DMC, device, any_rules)
+    def __init__(self, device: str = "auto", any_rules: bool = False, suits: int | None = None) -> None:
+        super().__init__(DMC, device, any_rules, suits)
         self.name = "dmc"
 
 
 class ChanceAgent(NeuralAgent):
-    """``chance``: the shipped ``neural``'s card play with contracts (bids, trump, discards) valued by
+    """``chance``: ``distilled``'s card play with contracts (bids, trump, discards) valued by
     the change each hand makes to the team's chance of winning the game, not by the hand's margin:
     a ``q_split`` network (``train.dmc`` with ``target: chance``; docs/results.md, "Contracts for
     the game"). It bids for the game: at the end of one, where a point is the game, it bids what
     a margin network would not."""
 
-    def __init__(self, device: str = "auto", any_rules: bool = False) -> None:
-        super().__init__(CHANCE, device, any_rules)
+    def __init__(self, device: str = "auto", any_rules: bool = False, suits: int | None = None) -> None:
+        super().__init__(CHANCE, device, any_rules, suits)
         self.name = "chance"
+
+
+class DistilledAgent(NeuralAgent):
+    """``distilled``: the ``neural`` shipped from 2026-12-02 to 2026-12-03, a ``q`` network distilled from the
+    ``search`` agent's card play by expert iteration (docs/search_and_distillation.md), its contracts
+    ``dmc``'s. Today's ``neural`` plays ``chance`` (this network's card play, contracts valued by the
+    game's win chance) with its values averaged over four orders of the suits; the figures measured
+    against the ``neural`` of 2026-12-02 and 2026-12-03 are against this one."""
+
+    def __init__(self, device: str = "auto", any_rules: bool = False, suits: int | None = None) -> None:
+        super().__init__(DISTILLED, device, any_rules, suits)
+        self.name = "distilled"

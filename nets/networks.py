@@ -12,10 +12,13 @@ from torch import nn
 
 from smear_env import NUM_ACTIONS, OBS_DIM, STATE_DIM, Phase
 from smear_env.observer import OFFSETS
+from smear_env.symmetry import ACTION_INDEX, OBS_INDEX, SUIT_PERMUTATIONS
 
 SPEC_VERSION = 1
 KINDS = ("q", "q_split", "actor_critic", "beliefs")
-CONTRACT_PHASES = [OFFSETS["phase"] + p for p in (Phase.BID, Phase.TRUMP, Phase.DISCARD)]  # their one-hot entries
+# The bid, trump and discard phases' one-hot entries: three in a row, so a slice reads them.
+CONTRACT_PHASES = slice(OFFSETS["phase"] + Phase.BID, OFFSETS["phase"] + Phase.DISCARD + 1)
+assert (Phase.TRUMP, Phase.DISCARD) == (Phase.BID + 1, Phase.BID + 2)
 PLACES = 4  # where a card a seat cannot see may lie: its left, its partner, its right, out of play (kitty, discards)
 
 
@@ -92,9 +95,10 @@ class SplitQNetwork(nn.Module):
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
         contract = obs[:, CONTRACT_PHASES].sum(dim=1) > 0.5
-        if not bool(contract.any()):
+        contracts_asked = int(contract.sum())  # one look at the values (a GPU waits for it once)
+        if contracts_asked == 0:
             return self.play(obs)
-        if bool(contract.all()):
+        if contracts_asked == obs.shape[0]:
             return self.contracts(obs)
         contracts = self.contracts(obs[contract])
         out = obs.new_empty((obs.shape[0], contracts.shape[1]))
@@ -114,6 +118,31 @@ class MeanNetwork(nn.Module):
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
         """Each action's value: the members' values averaged."""
         return torch.stack([member(obs) for member in self.members]).mean(dim=0)
+
+
+class SuitMean(nn.Module):
+    """A Q-network's values averaged over relabellings of the suits (``neural:PATH,suits=K``): no rule
+    names a suit, so a position seen with its suits relabelled is the same position, and a network that
+    ranks two cards by noise ranks them differently under another order of the suits. The first ``orders``
+    of ``smear_env.symmetry.SUIT_PERMUTATIONS`` (the first is the identity); 24 is all of them."""
+
+    obs_index: torch.Tensor
+    back: torch.Tensor
+
+    def __init__(self, network: nn.Module, orders: int) -> None:
+        super().__init__()
+        if not 1 <= orders <= len(SUIT_PERMUTATIONS):
+            raise ValueError(f"suits={orders}: the orders of the suits to average over, 1 to {len(SUIT_PERMUTATIONS)}")
+        self.network, self.orders = network, orders
+        self.register_buffer("obs_index", torch.from_numpy(OBS_INDEX[:orders].reshape(-1)))
+        # each relabelled position's values, back in the original position's actions
+        self.register_buffer("back", torch.from_numpy(np.argsort(ACTION_INDEX[:orders], axis=1)))
+
+    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        """Each action's value: the network's values of the relabelled positions, mapped back and averaged."""
+        views = obs[:, self.obs_index].reshape(-1, OBS_DIM)  # [batch * orders, OBS_DIM]
+        values = self.network(views).view(obs.shape[0], self.orders, NUM_ACTIONS)
+        return values.gather(2, self.back.expand(obs.shape[0], -1, -1)).mean(dim=1)
 
 
 class ActorCritic(nn.Module):

@@ -158,10 +158,10 @@ def test_a_split_network_answers_each_decision_with_its_own_part(tmp_path):
         assert torch.equal(trained.model[name], weights) == name.startswith("play."), name
 
 
-def test_the_shipped_chance_network_plays_the_cards_as_neural_does():
-    """``chance``: a q_split network whose card play is the shipped neural's, weight for weight, and whose
-    contracts are its own (they differ somewhere); the table of its play ships beside it."""
-    chance, neural = load_agent("chance"), load_agent("neural")
+def test_the_shipped_chance_network_plays_the_cards_as_distilled_does():
+    """``chance``: a q_split network whose card play is ``distilled``'s (the neural shipped when it was made),
+    weight for weight, and whose contracts are its own (they differ somewhere); the table of its play ships beside it."""
+    chance, neural = load_agent("chance"), load_agent("distilled")
     assert chance.name == "chance" and load_checkpoint(CHANCE).network.kind == "q_split"
     play = {k.removeprefix("play."): v for k, v in chance.network.state_dict().items() if k.startswith("play.")}
     shipped = {k.removeprefix("body."): v for k, v in neural.network.state_dict().items()}
@@ -200,6 +200,28 @@ def test_export_average_is_a_model_soup_of_networks_of_one_kind(tmp_path, capsys
     assert "wide.pt" in capsys.readouterr().err
     assert export.main([paths[0], str(tmp_path / "x.pt"), "--average", str(BELIEFS)]) == 1
     assert "--average needs the same kind" in capsys.readouterr().err
+    assert not (tmp_path / "x.pt").exists()
+
+
+def test_export_suits_records_how_the_network_is_played(tmp_path, capsys):
+    """train.export --suits K: the weights unchanged, ``suits`` in the checkpoint, which ``neural:OUT`` plays
+    (a spec's suits= overrides it) and a later export keeps; a count outside 1 to 24 or a network that is not
+    a Q-network is refused by name and nothing is written."""
+    spec, rules = NetworkSpec("q", (16,)), Rules()
+    save_checkpoint(tmp_path / "n.pt", spec, rules, build_network(spec).state_dict())
+    out = tmp_path / "sym.pt"
+    assert export.main([str(tmp_path / "n.pt"), str(out), "--suits", "4"]) == 0
+    written = load_checkpoint(out)
+    assert written.extra["suits"] == 4 and all(
+        torch.equal(v, load_checkpoint(tmp_path / "n.pt").model[k]) for k, v in written.model.items()
+    )
+    assert load_agent(f"neural:{out}").suits == 4 and load_agent(f"neural:{out},suits=2").suits == 2
+    assert export.main([str(out), str(tmp_path / "again.pt")]) == 0 and load_checkpoint(tmp_path / "again.pt").extra["suits"] == 4
+    for bad, says in ((["--suits", "0"], "1 to 24"), (["--suits", "25"], "1 to 24")):
+        assert export.main([str(tmp_path / "n.pt"), str(tmp_path / "x.pt"), *bad]) == 1
+        assert says in capsys.readouterr().err
+    assert export.main([str(BELIEFS), str(tmp_path / "x.pt"), "--suits", "4"]) == 1
+    assert "q or q_split" in capsys.readouterr().err
     assert not (tmp_path / "x.pt").exists()
 
 

@@ -232,3 +232,28 @@ def test_weighted_sampler_rejects_weights_that_allow_no_deal():
     zero[:, :3] = 0.0  # nothing may lie in another hand
     with pytest.raises(ValueError, match="weight 0"):
         DealSampler(view, weights=zero)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_r1_relabelled_suits_play_the_same_hand(seed):
+    """R1: no rule names a suit, so a deal with its suits relabelled plays the same hand, and
+    ``smear_env.symmetry`` relabels the observation and the action table as the engine does."""
+    from smear_env import encode
+    from smear_env.symmetry import ACTION_INDEX, OBS_INDEX, SUIT_PERMUTATIONS, relabel_action, relabel_card
+
+    rng = np.random.default_rng(seed)
+    rules = random_rules(rng)
+    p = int(rng.integers(1, len(SUIT_PERMUTATIONS)))
+    perm = SUIT_PERMUTATIONS[p]
+    game = Game(rules, seed, stop_after_hand=True, scores=(int(rng.integers(12)), int(rng.integers(12))))
+    twin = Game(rules, seed, dealer=game.dealer, scores=game.scores, stop_after_hand=True,
+                deal=([[relabel_card(c, perm) for c in h] for h in game.dealt], [relabel_card(c, perm) for c in game.kitty]))  # fmt: skip
+    while not game.game_over:
+        for seat in range(4):
+            assert np.array_equal(encode(seat_view(game, seat))[OBS_INDEX[p]], encode(seat_view(twin, seat)))
+        assert np.array_equal(game.action_mask()[ACTION_INDEX[p]], twin.action_mask())
+        legal = game.legal_actions()
+        action = legal[rng.integers(len(legal))]
+        game.step(action)
+        twin.step(relabel_action(action, perm))
+    assert twin.game_over and twin.scores == game.scores and twin.winner == game.winner

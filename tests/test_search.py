@@ -13,7 +13,7 @@ import torch
 from agents import load_agent
 from agents.chances import SHIPPED as SHIPPED_CHANCES
 from agents.chances import Chances
-from agents.neural import CHANCE, DMC, SHIPPED, NeuralAgent
+from agents.neural import CHANCE, DISTILLED, DMC, SHIPPED, NeuralAgent
 from agents.rollouts import CONTRACT_PHASES, Rollouts, deal_of
 from nets import NetworkSpec, build_network, load_checkpoint, widen
 from smear_env import NUM_ACTIONS, OBS_DIM, DealSampler, Game, Phase, Rules, SmearVectorEnv, observe, seat_view
@@ -109,13 +109,25 @@ def test_distill_labels_positions_with_the_teachers_scores_and_fits_a_playable_n
     # held-out positions come from the first folder only (the others may have trained the start).
     wide = tmp_path / "wide"
     assert distill.main(["--out", str(wide), "--fit-only", "--positions", str(out / "positions"), "--positions",
-                         str(out / "positions"), "--hidden", "300,260", "--fit-minutes", "0.05", "--batch-size", "64"]) == 0  # fmt: skip
+                         str(out / "positions"), "--init", "distilled", "--hidden", "300,260", "--fit-minutes", "0.05", "--batch-size", "64"]) == 0  # fmt: skip
     assert load_checkpoint(wide).network.hidden == (300, 260)
     wide_report = json.loads((wide / "distill.json").read_text())
     assert wide_report["positions"] == 2 * len(data["obs"]) and wide_report["held_out"] == int(0.05 * len(data["obs"]))
     for bad, says in (("128,128", "none narrower"), ("512", "must have 2 layers"), ("wide", "layer sizes")):
         with pytest.raises(SystemExit):
-            distill.main(["--out", str(tmp_path / "bad"), "--fit-only", "--positions", str(out / "positions"), "--hidden", bad])
+            distill.main(
+                [
+                    "--out",
+                    str(tmp_path / "bad"),
+                    "--fit-only",
+                    "--positions",
+                    str(out / "positions"),
+                    "--init",
+                    "distilled",
+                    "--hidden",
+                    bad,
+                ]
+            )
         assert says in capsys.readouterr().err
     with pytest.raises(SystemExit):
         distill.main(["--out", str(tmp_path / "bad"), "--fit-only", "--positions", str(tmp_path / "none")])
@@ -126,6 +138,26 @@ def test_distill_labels_positions_with_the_teachers_scores_and_fits_a_playable_n
                         batch_size=32, num_actors=0, eval_every=10**9, teacher_positions=str(out / "positions"))  # fmt: skip
     log = (dmc.train(config) / "train.log").read_text()
     assert "teacher_loss" in log and "q_loss" in log
+
+
+def test_r1_distill_teaches_a_network_its_values_over_the_orders_of_the_suits(tmp_path, capsys):
+    """The shipped recipe in small: ``chance`` labelled by ``neural:chance,suits=24`` (every legal action's value
+    the mean over the 24 orders of the suits), stopped at ``--max-positions``; the student is a q_split network.
+    A limit below one position a worker is refused before anything is made."""
+    out = tmp_path / "sym"
+    args = ["--out", str(out), "--init", "chance", "--teacher", "neural:chance,suits=24", "--label-rate", "1",
+            "--max-positions", "40", "--generate-minutes", "1", "--fit-minutes", "0.05", "--workers", "2", "--games", "4",
+            "--batch-size", "16"]  # fmt: skip
+    assert distill.main(args) == 0
+    data = distill.load_positions([out / "positions"])
+    assert len(data["obs"]) == 40
+    teacher = load_agent("chance:suits=24")
+    values = teacher.values(data["obs"])
+    assert np.allclose(np.where(data["mask"], values, 0), np.nan_to_num(data["target"]), atol=1e-4)
+    assert load_checkpoint(out / "checkpoint.pt").network.kind == "q_split"
+    with pytest.raises(SystemExit):
+        distill.main([*args[:-12], "--max-positions", "1", "--workers", "2", "--out", str(tmp_path / "bad")])
+    assert "--max-positions 1" in capsys.readouterr().err and not (tmp_path / "bad").exists()
 
 
 def test_r13_r15_distill_endgame_teaches_only_the_hands_that_can_end_the_game(tmp_path, capsys):
@@ -193,7 +225,7 @@ def test_teacher_loss_is_least_where_the_values_are_the_teachers_and_ignores_ill
 
 
 def test_widen_computes_the_same_values_and_its_copies_learn_apart():
-    start = load_checkpoint(SHIPPED)
+    start = load_checkpoint(DISTILLED)
     network = start.build()
     wide, spec = widen(network, start.network, (400, 300), seed=1)
     assert spec.hidden == (400, 300) and spec.kind == "q"
@@ -217,10 +249,25 @@ def test_widen_computes_the_same_values_and_its_copies_learn_apart():
         widen(build_network(NetworkSpec("actor_critic", (8,))), NetworkSpec("actor_critic", (8,)), (16,))
 
 
-def test_the_shipped_network_is_the_distilled_one_and_plays_other_cards_than_dmc():
-    distilled, first = NeuralAgent(), load_agent("dmc")
-    assert distilled.batched and first.batched and load_checkpoint(DMC).rules == load_checkpoint(SHIPPED).rules
-    assert json.loads(SHIPPED.with_suffix(".json").read_text())["commands"]  # how it was made, beside it
+def test_the_shipped_network_is_a_student_of_chance_over_the_orders_of_the_suits():
+    """``neural`` is a ``q_split`` network of ``chance``'s sizes and rules, taught ``chance:suits=24`` (its values
+    averaged over every order of the suits), played alone; the network it replaced plays on as ``distilled``;
+    each ships with how it was made beside it."""
+    shipped, chance = load_checkpoint(SHIPPED), load_checkpoint(CHANCE)
+    assert shipped.network == chance.network and shipped.rules == chance.rules and "suits" not in shipped.extra
+    assert (
+        any(not torch.equal(shipped.model[k], chance.model[k]) for k in chance.model)
+        and shipped.model.keys() == chance.model.keys()
+    )
+    assert NeuralAgent().suits == 1 and load_agent("distilled").path == DISTILLED
+    for path in (SHIPPED, DISTILLED, CHANCE):
+        assert json.loads(path.with_suffix(".json").read_text())["commands"]  # how it was made, beside it
+    assert any('"neural:chance,suits=24"' in c for c in json.loads(SHIPPED.with_suffix(".json").read_text())["commands"])
+
+
+def test_the_distilled_network_plays_other_cards_than_dmc():
+    distilled, first = load_agent("distilled"), load_agent("dmc")
+    assert distilled.batched and first.batched and load_checkpoint(DMC).rules == load_checkpoint(DISTILLED).rules
     differ = 0
     for seed in range(3):
         game = Game(Rules(), seed)

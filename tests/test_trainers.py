@@ -140,7 +140,7 @@ def test_neural_spec_errors(tmp_path):
 
 def test_an_ensemble_plays_the_mean_of_its_networks_values():
     """``neural:A+B``: each action valued by the mean of the members' values (built-in names or paths)."""
-    both, chance, neural = load_agent("neural:chance+neural"), load_agent("chance"), load_agent("neural")
+    both, chance, neural = load_agent("neural:chance+distilled"), load_agent("chance"), load_agent("distilled")
     game = Game(Rules(), 3)
     for _ in range(40):  # the contracts and the first tricks of a game
         obs = observe(game, game.to_act)[None]
@@ -148,6 +148,41 @@ def test_an_ensemble_plays_the_mean_of_its_networks_values():
         game.step(both.act(obs[0], game.action_mask(), seat_view(game, game.to_act)))
         if game.game_over:
             break
+
+
+def test_r1_a_suit_mean_values_a_position_as_it_values_the_position_relabelled():
+    """``suits=K`` (nets.SuitMean): the network's values of the position seen under K orders of the suits,
+    each mapped back to the position's own actions and averaged. Over all 24 orders a relabelled position
+    gets its relabelled values exactly (R1: no rule names a suit); ``suits=1`` is the network alone (the
+    default, unless the checkpoint says otherwise: test_export_suits_records_how_the_network_is_played)."""
+    from nets import SuitMean
+    from smear_env.symmetry import ACTION_INDEX, OBS_INDEX
+
+    chance = load_agent("chance")
+    network = chance.network
+    obs = []
+    game = Game(Rules(), 4)
+    while not game.game_over and len(obs) < 80:
+        obs.append(observe(game, game.to_act))
+        game.step(game.legal_actions()[-1])
+    x = torch.from_numpy(np.stack(obs))
+    every = SuitMean(network, 24)
+    for p in (1, 5, 23):
+        relabelled = x[:, torch.from_numpy(OBS_INDEX[p])]
+        assert torch.allclose(every(relabelled), every(x)[:, torch.from_numpy(ACTION_INDEX[p])], atol=1e-5)
+    by_hand = torch.stack([network(x[:, torch.from_numpy(OBS_INDEX[p])])[:, torch.from_numpy(np.argsort(ACTION_INDEX[p]))]
+                           for p in range(4)]).mean(dim=0)  # fmt: skip
+    assert torch.allclose(SuitMean(network, 4)(x), by_hand, atol=1e-5)
+    assert torch.equal(SuitMean(network, 1)(x), network(x))
+    four, alone = load_agent("chance:suits=4"), load_agent("neural:chance,suits=1")
+    assert four.suits == 4 and alone.suits == 1 and load_agent("neural").suits == 1
+    assert np.allclose(four.values(x.numpy()), SuitMean(network, 4)(x).detach().numpy(), atol=1e-5)
+    assert np.allclose(alone.values(x.numpy()), chance.values(x.numpy()), atol=1e-6)
+    for bad in (0, 25):
+        with pytest.raises(ValueError, match="1 to 24"):
+            load_agent(f"chance:suits={bad}")
+    with pytest.raises(ValueError, match="q or q_split networks only"):
+        load_agent(f"neural:{SHIPPED_BELIEFS},suits=4")
 
 
 TINY = dict(num_envs=16, hidden=(16,), eval_games=2, eval_every=2_000, checkpoint_seconds=0.0, log_seconds=0.0)

@@ -36,6 +36,10 @@ The game: ``--init chance --teacher search:net=chance,play_rollouts=64,mix=1,cha
 hand's margin, in the hands that can end the game (a team within 4 points of the target, R13 and R15);
 a share 0.1 of the other decisions is labelled with the student's own values, which hold its play there.
 A ``q_split`` start (``chance``) keeps its two bodies: card-play labels move the card play's only.
+The suits: ``--init chance --teacher "neural:chance,suits=24" --label-rate 1 --max-positions 1500000``
+teaches a network its own values averaged over every order of the suits (``nets.SuitMean``), the
+ensemble's play at one network's speed: the shipped ``neural``. A network teacher labels about 5,000
+positions a second a worker, so ``--max-positions`` keeps them within memory.
 """
 
 from __future__ import annotations
@@ -92,11 +96,13 @@ def generate(
     games: int,
     label_rate: float,
     own_rate: float | None = None,
+    limit: int | None = None,
 ) -> int:
     """One worker: play and label for ``seconds``; writes ``out`` (npz: obs, mask, target, phase); returns positions.
 
     With ``own_rate`` the teacher labels only the decisions of :func:`endgame` hands (at ``label_rate``) and
-    the student's own values label a share ``own_rate`` of the others (free, and they hold its play there)."""
+    the student's own values label a share ``own_rate`` of the others (free, and they hold its play there).
+    It stops early at ``limit`` positions (they are held in memory until written: about 2.3 kB each)."""
     torch.set_num_threads(1)
     seed_everything(seed)
     rng = np.random.default_rng(seed)
@@ -107,7 +113,8 @@ def generate(
     obs, info = venv.reset()
     kept: dict[str, list[np.ndarray]] = {"obs": [], "mask": [], "target": [], "phase": []}
     deadline = time.time() + seconds
-    while time.time() < deadline:
+    limit = limit or sys.maxsize
+    while time.time() < deadline and len(kept["obs"]) < limit:
         mask = info["action_mask"]
         actions = student.act_batch(obs, mask, None)
         choice = mask.sum(axis=1) > 1
@@ -125,7 +132,7 @@ def generate(
             kept["mask"].append(mask[i].astype(bool))
             kept["target"].append(target)
             kept["phase"].append(np.int8(view.phase))
-            if time.time() >= deadline:
+            if time.time() >= deadline or len(kept["obs"]) >= limit:
                 break
         obs, _, _, _, info = venv.step(actions)
     arrays = {k: np.stack(v) for k, v in kept.items()} if kept["obs"] else {}
@@ -262,6 +269,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=64, help="games in lockstep in each worker")
     parser.add_argument("--label-rate", type=float, default=0.5, help="share of the decisions with a choice the teacher labels")
     parser.add_argument(
+        "--max-positions",
+        type=int,
+        help="stop generating at this many positions (a fast teacher, a network, labels millions: about 2.3 kB each in memory)",
+    )
+    parser.add_argument(
         "--endgame",
         type=float,
         metavar="OWN_RATE",
@@ -303,6 +315,8 @@ def main(argv: list[str] | None = None) -> int:
             raise ValueError(f"--label-rate {args.label_rate} must be in (0, 1] and --held-out {args.held_out} in (0, 1)")
         if not args.temperature > 0 or args.value_weight < 0:
             raise ValueError(f"--temperature {args.temperature} must be above 0 and --value-weight {args.value_weight} 0 or more")
+        if args.max_positions is not None and args.max_positions < args.workers:
+            raise ValueError(f"--max-positions {args.max_positions}: at least one a worker ({args.workers})")
         if min(args.workers, args.games, args.batch_size) < 1 or min(args.generate_minutes, args.fit_minutes) <= 0:
             raise ValueError("--workers, --games, --batch-size must be at least 1 and the minutes above 0")
         for folder in args.positions:
@@ -328,7 +342,8 @@ def main(argv: list[str] | None = None) -> int:
             with ProcessPoolExecutor(args.workers, mp_context=multiprocessing.get_context("spawn")) as pool:
                 futures = [
                     pool.submit(generate, shards / f"shard{w}.npz", args.teacher, checkpoint_path(args.init),
-                                60 * args.generate_minutes, args.seed * 1000 + w, args.games, args.label_rate, args.endgame)
+                                60 * args.generate_minutes, args.seed * 1000 + w, args.games, args.label_rate, args.endgame,
+                                None if args.max_positions is None else -(-args.max_positions // args.workers))
                     for w in range(args.workers)
                 ]  # fmt: skip
                 made = sum(f.result() for f in futures)
@@ -336,7 +351,7 @@ def main(argv: list[str] | None = None) -> int:
             shutil.rmtree(out)  # the folder is this run's own: nothing half-made stays behind
             raise
         settings = {"teacher": args.teacher, "init": str(args.init), "generate_minutes": args.generate_minutes,
-                    "workers": args.workers, "games": args.games, "label_rate": args.label_rate, "endgame": args.endgame, "seed": args.seed}  # fmt: skip
+                    "workers": args.workers, "games": args.games, "label_rate": args.label_rate, "endgame": args.endgame, "max_positions": args.max_positions, "seed": args.seed}  # fmt: skip
         atomic_write(shards / "generated.json", lambda f: json.dump({**settings, "positions": made}, f, indent=2))
         print(f"positions: {made:,}", flush=True)
     folders = ([out / "positions"] if (out / "positions").is_dir() else []) + args.positions

@@ -11,6 +11,10 @@ bid, trump and discard decisions are OTHER's, the card play the first checkpoint
 these, tensor by tensor (a model soup: networks fine-tuned from one start sit in one basin, and
 their mean plays like the mean of their values at the speed of one network). All must be of the
 same kind, sizes and rules. The average is taken before ``--contracts`` joins.
+
+``--suits K`` records that the network is to be played with its values averaged over K orders of
+the suits (``nets.SuitMean``; ``neural:OUT`` then plays so unless its spec says ``suits=``): the
+shipped ``neural`` is ``chance``'s network with ``--suits 4``.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from pathlib import Path
 
 from nets import Checkpoint, NetworkSpec, load_checkpoint, save_checkpoint
 from smear_env.cli import add_version_flag
+from smear_env.symmetry import SUIT_PERMUTATIONS
 
 
 def part(checkpoint: Checkpoint, name: str) -> dict:
@@ -75,6 +80,11 @@ def main(argv: list[str] | None = None) -> int:
         metavar="CHECKPOINT",
         help="checkpoints whose weights are averaged with CHECKPOINT's (a model soup; same kind, sizes and rules)",
     )
+    parser.add_argument(
+        "--suits",
+        type=int,
+        help="play the network with its values averaged over this many orders of the suits (1 to 24; nets.SuitMean)",
+    )
     args = parser.parse_args(argv)
     out = Path(args.out)
     if out.exists() and not args.force:
@@ -87,12 +97,18 @@ def main(argv: list[str] | None = None) -> int:
             checkpoint = averaged([checkpoint, *(load_checkpoint(p) for p in args.average)], paths)
         if args.contracts:
             checkpoint = joined(checkpoint, load_checkpoint(args.contracts), args.checkpoint, args.contracts)
+        if args.suits is not None and not 1 <= args.suits <= len(SUIT_PERMUTATIONS):
+            raise ValueError(f"--suits {args.suits}: the orders of the suits to average over, 1 to {len(SUIT_PERMUTATIONS)}")
+        if args.suits is not None and checkpoint.network.kind not in ("q", "q_split"):
+            raise ValueError(f"--suits: averages the values of a q or q_split network, not of a {checkpoint.network.kind!r} one")
     except ValueError as e:
         print(e, file=sys.stderr)
         return 1
     step = int(checkpoint.extra.get("global_step", 0))
     trained = {"trained_with": checkpoint.extra["smear_rl_version"]} if "smear_rl_version" in checkpoint.extra else {}
-    save_checkpoint(out, checkpoint.network, checkpoint.rules, checkpoint.model, global_step=step, **trained)
+    suits = checkpoint.extra.get("suits") if args.suits is None else args.suits
+    played = {"suits": int(suits)} if suits not in (None, 1) else {}
+    save_checkpoint(out, checkpoint.network, checkpoint.rules, checkpoint.model, global_step=step, **trained, **played)
     print(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB, step {step:,})")
     return 0
 
