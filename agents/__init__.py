@@ -16,7 +16,7 @@ register(
     "agents.neural:NeuralAgent",
     argument="path",
     options={"device": str, "any_rules": bool, "suits": int},
-    summary="a trained network: the shipped one (chance's network, its values averaged over four orders of the suits), or neural:PATH (neural:A+B: the mean of several networks' values)",
+    summary="a trained network: the shipped one (chance's network taught its values averaged over the orders of the suits), or neural:PATH (neural:A+B: the mean of several networks' values)",
 )
 register(
     "dmc",

@@ -1,7 +1,7 @@
 """A policy trained by ``train.dmc`` or ``train.ppo``, played from a checkpoint (``nets`` format).
 
-``neural`` plays the shipped network (``chance``'s, its values averaged over four orders of the suits;
-docs/results.md), ``distilled`` the one shipped before it (docs/search_and_distillation.md), ``neural:PATH`` a
+``neural`` plays the shipped network (``chance``'s, taught its own values averaged over the orders of
+the suits; docs/results.md), ``distilled`` the one shipped before it (docs/search_and_distillation.md), ``neural:PATH`` a
 checkpoint, ``neural:A+B+...`` the mean of several Q-networks' values (an output ensemble; each a path
 or a built-in name, ``neural:chance+runs/x/checkpoint.pt``), ``dmc`` the first release's network (DMC self-play alone), ``chance`` ``distilled``'s
 card play with contracts valued by the game's win chance (a ``q_split`` network); options ``device=``
@@ -162,8 +162,8 @@ class ChanceAgent(NeuralAgent):
 class DistilledAgent(NeuralAgent):
     """``distilled``: the ``neural`` shipped from 2026-12-02 to 2026-12-03, a ``q`` network distilled from the
     ``search`` agent's card play by expert iteration (docs/search_and_distillation.md), its contracts
-    ``dmc``'s. Today's ``neural`` plays ``chance`` (this network's card play, contracts valued by the
-    game's win chance) with its values averaged over four orders of the suits; the figures measured
+    ``dmc``'s. Today's ``neural`` is ``chance`` (this network's card play, contracts valued by the
+    game's win chance) taught its own values averaged over the orders of the suits; the figures measured
     against the ``neural`` of 2026-12-02 and 2026-12-03 are against this one."""
 
     def __init__(self, device: str = "auto", any_rules: bool = False, suits: int | None = None) -> None:

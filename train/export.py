@@ -13,8 +13,7 @@ their mean plays like the mean of their values at the speed of one network). All
 same kind, sizes and rules. The average is taken before ``--contracts`` joins.
 
 ``--suits K`` records that the network is to be played with its values averaged over K orders of
-the suits (``nets.SuitMean``; ``neural:OUT`` then plays so unless its spec says ``suits=``): the
-shipped ``neural`` is ``chance``'s network with ``--suits 4``.
+the suits (``nets.SuitMean``; ``neural:OUT`` then plays so unless its spec says ``suits=``).
 """
 
 from __future__ import annotations
