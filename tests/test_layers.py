@@ -54,7 +54,7 @@ def test_a_checkpoint_of_the_first_release_still_loads(tmp_path):
     from agents import load_agent
     from nets import load_checkpoint
 
-    shipped = load_checkpoint(ROOT / "agents" / "weights" / "neural.pt")
+    shipped = load_checkpoint(ROOT / "agents" / "weights" / "dmc.pt")  # 0.1.0's neural
     legacy = {"model": shipped.model, "config": {"algo": "dmc", "hidden": "256,256", "kitty_size": 3}, "global_step": 1}
     torch.save(legacy, tmp_path / "old.pt")
     old = load_checkpoint(tmp_path / "old.pt")

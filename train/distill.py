@@ -210,12 +210,16 @@ def fit(
             chosen = masked_argmax(network(obs[test]), data["mask"][test])
         regret = judged.max(axis=1) - judged[np.arange(len(test)), chosen]
         same = chosen == teacher_best
+
+        def mean(x: np.ndarray) -> float:  # NaN where a small held-out set has no decision of the kind
+            return float(x.mean()) if len(x) else float("nan")
+
         return {
-            "regret": float(regret.mean()),
-            "regret_play": float(regret[play].mean()),
-            "regret_other": float(regret[~play].mean()),
-            "agreement_play": float(same[play].mean()),
-            "agreement_other": float(same[~play].mean()),
+            "regret": mean(regret),
+            "regret_play": mean(regret[play]),
+            "regret_other": mean(regret[~play]),
+            "agreement_play": mean(same[play]),
+            "agreement_other": mean(same[~play]),
         }
 
     before = measure()
