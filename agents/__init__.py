@@ -3,6 +3,7 @@
 from .base import Agent, AgentEntry, load_agent, register, registered, spec_help
 
 # The built-in agents: an id, where the class is, what a spec may say to it.
+NETWORK_OPTIONS = {"device": str, "any_rules": bool, "suits": int}  # every network agent's (agents.neural)
 register("random", "agents.random_agent:RandomAgent", summary="uniform over the legal actions")
 register("heuristic", "agents.heuristic:HeuristicAgent", summary="the rule-based player of agents/heuristic.py")
 register(
@@ -15,25 +16,25 @@ register(
     "neural",
     "agents.neural:NeuralAgent",
     argument="path",
-    options={"device": str, "any_rules": bool, "suits": int},
+    options=NETWORK_OPTIONS,
     summary="a trained network: the shipped one (chance's network taught its values averaged over the orders of the suits), or neural:PATH (neural:A+B: the mean of several networks' values)",
 )
 register(
     "dmc",
     "agents.neural:DMCAgent",
-    options={"device": str, "any_rules": bool, "suits": int},
+    options=NETWORK_OPTIONS,
     summary="the first release's network (DMC self-play alone; 0.1.0's neural): the search agent's contracts",
 )
 register(
     "chance",
     "agents.neural:ChanceAgent",
-    options={"device": str, "any_rules": bool, "suits": int},
+    options=NETWORK_OPTIONS,
     summary="distilled's card play, contracts valued by the change of the chance of winning the game (q_split)",
 )
 register(
     "distilled",
     "agents.neural:DistilledAgent",
-    options={"device": str, "any_rules": bool, "suits": int},
+    options=NETWORK_OPTIONS,
     summary="the neural shipped until 2026-12-03: the search agent's card play distilled (expert iteration), dmc's contracts",
 )
 register(
