@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from nets import MeanNetwork, SuitMean, load_checkpoint, masked_argmax, resolve_device
+from nets import MeanNetwork, SuitMean, check_suits, load_checkpoint, masked_argmax, resolve_device
 from smear_env import Rules, SeatView
 
 from .base import Agent
@@ -65,8 +65,10 @@ class NeuralAgent(Agent):
         self.network = networks[0] if len(networks) == 1 else MeanNetwork(networks).eval()
         self.suits = int(checkpoints[0].extra.get("suits", 1)) if suits is None else suits
         if self.suits != 1:
-            if any(c.network.kind not in ("q", "q_split") for c in checkpoints):
-                raise ValueError(f"neural:{path}: suits={self.suits} averages Q-values, of q or q_split networks only")
+            try:
+                check_suits(self.suits, tuple(c.network.kind for c in checkpoints))
+            except ValueError as e:
+                raise ValueError(f"neural:{path}: {e}") from None
             self.network = SuitMean(self.network, self.suits).to(self.device).eval()
         self.rules = checkpoints[0].rules
         self.any_rules = any_rules

@@ -120,6 +120,16 @@ class MeanNetwork(nn.Module):
         return torch.stack([member(obs) for member in self.members]).mean(dim=0)
 
 
+def check_suits(orders: int, kinds: tuple[str, ...] = ()) -> None:
+    """A ValueError unless ``orders`` (of the suits, ``SuitMean``) is 1 to 24 and every network ``kinds`` names
+    is a Q-network (``q`` or ``q_split``): the one check of a ``suits=`` setting, wherever it is given."""
+    if not 1 <= orders <= len(SUIT_PERMUTATIONS):
+        raise ValueError(f"suits={orders}: the orders of the suits to average over, 1 to {len(SUIT_PERMUTATIONS)}")
+    for kind in kinds:
+        if kind not in ("q", "q_split"):
+            raise ValueError(f"suits={orders} averages the values of q or q_split networks only, not of a {kind!r} one")
+
+
 class SuitMean(nn.Module):
     """A Q-network's values averaged over relabellings of the suits (``neural:PATH,suits=K``): no rule
     names a suit, so a position seen with its suits relabelled is the same position, and a network that
@@ -131,8 +141,7 @@ class SuitMean(nn.Module):
 
     def __init__(self, network: nn.Module, orders: int) -> None:
         super().__init__()
-        if not 1 <= orders <= len(SUIT_PERMUTATIONS):
-            raise ValueError(f"suits={orders}: the orders of the suits to average over, 1 to {len(SUIT_PERMUTATIONS)}")
+        check_suits(orders)
         self.network, self.orders = network, orders
         self.register_buffer("obs_index", torch.from_numpy(OBS_INDEX[:orders].reshape(-1)))
         # each relabelled position's values, back in the original position's actions

@@ -22,9 +22,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from nets import Checkpoint, NetworkSpec, load_checkpoint, save_checkpoint
+from nets import Checkpoint, NetworkSpec, check_suits, load_checkpoint, save_checkpoint
 from smear_env.cli import add_version_flag
-from smear_env.symmetry import SUIT_PERMUTATIONS
 
 
 def part(checkpoint: Checkpoint, name: str) -> dict:
@@ -96,10 +95,8 @@ def main(argv: list[str] | None = None) -> int:
             checkpoint = averaged([checkpoint, *(load_checkpoint(p) for p in args.average)], paths)
         if args.contracts:
             checkpoint = joined(checkpoint, load_checkpoint(args.contracts), args.checkpoint, args.contracts)
-        if args.suits is not None and not 1 <= args.suits <= len(SUIT_PERMUTATIONS):
-            raise ValueError(f"--suits {args.suits}: the orders of the suits to average over, 1 to {len(SUIT_PERMUTATIONS)}")
-        if args.suits is not None and checkpoint.network.kind not in ("q", "q_split"):
-            raise ValueError(f"--suits: averages the values of a q or q_split network, not of a {checkpoint.network.kind!r} one")
+        if args.suits is not None:
+            check_suits(args.suits, (checkpoint.network.kind,))
     except ValueError as e:
         print(e, file=sys.stderr)
         return 1
