@@ -51,6 +51,8 @@ register(
         "play_rollouts": int,
         "mix": float,
         "chances": str,
+        "infer": float,
+        "draws": int,
         "device": str,
     },
     summary="the network for the contract, PIMC over deals from a learned model of the hidden cards for the play, blended",

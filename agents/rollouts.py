@@ -9,7 +9,18 @@ network's values). Every action is played on the same deals, so their difference
 blurred by which deal each one drew.
 
 This is the policy-improvement step that double-dummy search cannot give: the play after the
-decision is the network's own imperfect-information play, not open-card play. The rollouts
+decision is the network's own imperfect-information play, not open-card play.
+
+**Inference from the play** (``infer=T``, a temperature in the network's unit; 0: off): the deals
+are then drawn ``draws`` times over, and each is weighed by how likely the other seats' bids, trump
+and cards seen so far are under the network's play on it: at each of those actions the seat's
+softmax over its legal actions' values divided by ``T``, their product over the hand (another
+bidder's discards are not seen, so they do not count). ``deals`` of them are kept by systematic
+resampling on those weights. The policy the deals are weighed by is the rollouts' own: against
+that network the weights are the true odds of what was seen (a deal on which it would have
+bid otherwise is unlikely), which a model of the hidden cards trained on other play, marginal
+card by card, cannot give. (Policy-based inference in determinized search: Rebstock, Solinas,
+Buro and Sturtevant, 2019, for Skat.) The rollouts
 run in lockstep on the batched engine (``SmearVectorEnv.deal_hands``, then the hand's actions
 so far), one network call per step for every deal and action.
 """
@@ -71,10 +82,15 @@ class Rollouts:
     """Values of a decision's legal actions by ``deals`` rollouts each of ``policy`` (see
     the module docstring). Batched engines are kept between decisions, one per batch size."""
 
-    def __init__(self, policy: NeuralAgent, deals: int, chances: Chances | None = None) -> None:
+    def __init__(
+        self, policy: NeuralAgent, deals: int, chances: Chances | None = None, infer: float = 0.0, draws: int = 4
+    ) -> None:
         if deals < 1:
             raise ValueError(f"rollouts={deals}: at least 1 deal per action")
+        if infer < 0 or draws < 1:
+            raise ValueError(f"rollouts: infer={infer} must be 0 (off) or more and draws={draws} at least 1")
         self.policy, self.deals = policy, deals
+        self.infer, self.draws = infer, draws if infer else 1
         # a table of win chances: the hand valued by the change it makes to the team's
         # chance of winning the game, times the table's scale, instead of by its margin
         self.chances = chances
@@ -91,9 +107,7 @@ class Rollouts:
     def values(self, view: SeatView, sampler: DealSampler, legal: list[int], rng: np.random.Generator) -> dict[int, float]:
         """Each legal action's mean hand margin for ``view``'s team over ``self.deals`` deals from ``sampler``."""
         n, k = self.deals, len(legal)
-        deals = [deal_of(view, sampler.deal(rng), rng) for _ in range(n)]
-        decks = np.array([deck for deck, _ in deals])
-        histories = np.array([history for _, history in deals], dtype=np.int64).reshape(n, -1)  # another bidder's discards differ
+        decks, histories = self.deals_for(view, sampler, rng)
         env = self._env(n * k, view.rules)
         obs, info = env.deal_hands(np.tile(decks, (k, 1)), view.dealer, view.scores)
         for actions in np.tile(histories, (k, 1)).T:
@@ -116,3 +130,38 @@ class Rollouts:
                 break
             actions = self.policy.act_batch(obs, info["action_mask"])
         return {a: float(margin[j * n : (j + 1) * n].mean()) for j, a in enumerate(legal)}
+
+    def deals_for(self, view: SeatView, sampler: DealSampler, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        """``self.deals`` deals (decks, and the actions that lead to ``view`` on each) from
+        ``sampler``; with ``infer``, kept from ``draws`` times as many by their likelihood."""
+        drawn = [deal_of(view, sampler.deal(rng), rng) for _ in range(self.deals * self.draws)]
+        decks = np.array([deck for deck, _ in drawn])
+        # another bidder's discards differ from deal to deal
+        histories = np.array([history for _, history in drawn], dtype=np.int64).reshape(len(drawn), -1)
+        if not self.infer:
+            return decks, histories
+        log_likelihood = self.log_likelihood(view, decks, histories)
+        weights = np.exp(log_likelihood - log_likelihood.max())
+        cumulative = np.cumsum(weights / weights.sum())
+        keep = np.searchsorted(cumulative, (rng.random() + np.arange(self.deals)) / self.deals)
+        keep = np.minimum(keep, len(drawn) - 1)  # the last edge, by rounding
+        return decks[keep], histories[keep]
+
+    def log_likelihood(self, view: SeatView, decks: np.ndarray, histories: np.ndarray) -> np.ndarray:
+        """For each deal, the log of the chance that the network, playing every other seat, makes
+        the actions ``view``'s seat has seen (bids, trump, cards; softmax of its values over ``infer``)."""
+        m = len(decks)
+        env = self._env(m, view.rules)
+        obs, info = env.deal_hands(decks, view.dealer, view.scores)
+        total = np.zeros(m)
+        rows = np.arange(m)
+        for actions in histories.T:
+            seen = (info["seat"] != view.seat) & ((actions < DISCARD_BASE) | (actions >= PLAY_BASE))
+            if seen.any():
+                q = self.policy.values(obs[seen]) / self.infer
+                q = np.where(info["action_mask"][seen].astype(bool), q, -np.inf)
+                top = q.max(axis=1)
+                log_z = top + np.log(np.exp(q - top[:, None]).sum(axis=1))
+                total[seen] += q[rows[: seen.sum()], actions[seen]] - log_z
+            obs, _, _, _, info = env.step(actions)
+        return total

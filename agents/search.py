@@ -1,7 +1,7 @@
 """``search``: determinized search on top of the learned models: the network where double-dummy misleads,
 PIMC over deals drawn from a learned model of the hidden cards for the card play, the two blended.
 
-Spec: ``search[:samples=N,seconds=S,net=PATH|neural|dmc|chance,beliefs=PATH|uniform,blend=B,net_tricks=T,rollouts=R,play_rollouts=P,mix=M,chances=FILE|chance,device=D]``.
+Spec: ``search[:samples=N,seconds=S,net=PATH|neural|dmc|chance,beliefs=PATH|uniform,blend=B,net_tricks=T,rollouts=R,play_rollouts=P,mix=M,chances=FILE|chance,infer=T,draws=D,device=D]``.
 
 * **Bidding, trump, discards**: the network (by default ``dmc``, the first release's DMC Q-network,
   which the figures in docs/results.md were measured with) decides. Solving a deal with open cards
@@ -25,7 +25,10 @@ Spec: ``search[:samples=N,seconds=S,net=PATH|neural|dmc|chance,beliefs=PATH|unif
   rollouts measure what a card is worth against players who cannot see the cards; double-dummy
   values assume they can. With ``chances=FILE`` (a table of win chances, ``python -m
   train.chances``; ``chance``: the shipped table of the ``chance`` network's play) the rollouts value a hand by the change it makes to the team's chance of
-  winning the game (times the table's scale) instead of by its margin.
+  winning the game (times the table's scale) instead of by its margin. With ``infer=T`` (default
+  0: off) the rollouts' deals are drawn ``draws`` (default 4) times over and kept by how likely the
+  other seats' bids, trump and cards are under the network's play on each (``agents.rollouts``:
+  inference from the play).
 * **The blend**: the card played maximises ``(search value + blend * Q) / (1 + blend)`` where
   ``Q`` is the network's value of the card, in the same unit (DMC's target is the hand's score
   margin); ``scores`` gives these values for every legal action (``train.distill`` teaches them).
@@ -74,6 +77,8 @@ class SearchAgent(PIMCAgent):
         play_rollouts: int = 0,
         mix: float = 0.5,
         chances: str | Path | None = None,
+        infer: float = 0.0,
+        draws: int = 4,
         device: str = "cpu",
     ) -> None:
         super().__init__(samples, seconds)
@@ -87,8 +92,10 @@ class SearchAgent(PIMCAgent):
         table = Chances.load(chances) if chances else None
         if table is not None and not (rollouts or play_rollouts):
             raise ValueError(f"search: chances={chances} values the rollouts' hands: give rollouts=R or play_rollouts=P too")
-        self.rollouts = Rollouts(self.network, rollouts, table) if rollouts else None
-        self.play_rollouts = Rollouts(self.network, play_rollouts, table) if play_rollouts and mix > 0 else None
+        if infer and not (rollouts or play_rollouts):
+            raise ValueError(f"search: infer={infer} weighs the rollouts' deals: give rollouts=R or play_rollouts=P too")
+        self.rollouts = Rollouts(self.network, rollouts, table, infer, draws) if rollouts else None
+        self.play_rollouts = Rollouts(self.network, play_rollouts, table, infer, draws) if play_rollouts and mix > 0 else None
         self.mix = mix if self.play_rollouts is not None else 0.0
         self.device = resolve_device(device)
         self.beliefs = None if str(beliefs) == "uniform" else load_checkpoint(beliefs, self.device).build(self.device)

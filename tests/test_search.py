@@ -17,6 +17,7 @@ from agents.neural import CHANCE, DISTILLED, DMC, SHIPPED, NeuralAgent
 from agents.rollouts import CONTRACT_PHASES, Rollouts, deal_of
 from nets import NetworkSpec, build_network, load_checkpoint, widen
 from smear_env import NUM_ACTIONS, OBS_DIM, DealSampler, Game, Phase, Rules, SmearVectorEnv, observe, seat_view
+from smear_env.actions import DISCARD_BASE, PLAY_BASE
 from smear_env.cards import card_str
 from smear_env.observer import OFFSETS
 from train import beliefs, distill, dmc
@@ -443,3 +444,54 @@ def test_search_rollouts_value_hands_by_the_win_chance_with_a_table(tmp_path):
         load_agent(f"search:chances={tmp_path / 'c.npz'}")
     with pytest.raises(ValueError, match="not a table of win chances"):
         load_agent(f"search:rollouts=2,chances={tmp_path / 'missing.npz'}")
+
+
+def test_rollouts_infer_weighs_each_deal_by_the_networks_odds_of_the_play_seen():
+    """``infer=T``: a deal's log-likelihood is the sum, over the other seats' bids, trump and cards
+    of the hand so far, of the network's log-softmax (values over ``T``) at the action made, here
+    recomputed in the single engine from the observations of the game as it was played (the
+    seat is the bidder, so the true deal is known to it but for the others' cards); the deals
+    kept are as many as asked, each replays to the seat's position, and are likelier than those drawn."""
+    network = NeuralAgent(SHIPPED)
+    temperature = 0.25
+    rollouts = Rollouts(network, deals=8, infer=temperature, draws=4)
+    checked = 0
+    for seed in range(40):
+        if checked == 8:
+            break
+        game, seen = Game(network.rules, seed), []
+        while not (game.phase == Phase.PLAY and game.bidder == game.to_act and len(game.tricks) >= 2):
+            if game.game_over or (game.phase == Phase.BID and not game.bids):
+                seen = []  # a new hand
+            seat, obs, mask = game.to_act, observe(game, game.to_act), game.action_mask()
+            action = network.act(obs, mask, seat_view(game, seat))
+            seen.append((seat, obs, mask, action))
+            game.step(action)
+            if game.game_over:
+                break
+        if game.game_over:
+            continue
+        view = seat_view(game, game.to_act)
+        expected = 0.0
+        for seat, obs, mask, action in seen:
+            if seat != view.seat and not DISCARD_BASE <= action < PLAY_BASE:
+                logits = np.where(mask.astype(bool), network.values(obs[None])[0] / temperature, -np.inf)
+                expected += logits[action] - np.log(np.exp(logits - logits.max()).sum()) - logits.max()
+        others = [s for s in range(4) if s != view.seat]
+        places = [*(list(game.holding[s]) for s in others), [], [c for c in game.kitty if c not in game.picked_up]]
+        deck, history = deal_of(view, places, np.random.default_rng(0))
+        truth = rollouts.log_likelihood(view, np.array([deck]), np.array([history]))
+        assert truth[0] == pytest.approx(expected, abs=1e-4)
+        rng = np.random.default_rng(seed)
+        decks, histories = rollouts.deals_for(view, DealSampler(view), rng)
+        assert decks.shape == (8, 32) and len(histories) == 8
+        drawn = np.array([deal_of(view, DealSampler(view).deal(rng), rng) for _ in range(32)], dtype=object)
+        drawn_ll = rollouts.log_likelihood(view, np.array(list(drawn[:, 0])), np.array(list(drawn[:, 1])))
+        assert rollouts.log_likelihood(view, decks, histories).mean() > drawn_ll.mean()
+        checked += 1
+    assert checked == 8
+    with pytest.raises(ValueError, match="infer=-1.0 must be 0"):
+        Rollouts(network, deals=8, infer=-1.0)
+    with pytest.raises(ValueError, match="give rollouts=R or play_rollouts=P"):
+        load_agent("search:infer=0.25")
+    assert load_agent("search:rollouts=2,infer=0.5,draws=3").rollouts.draws == 3
