@@ -9,10 +9,12 @@ network's values). Every action is played on the same deals, so their difference
 blurred by which deal each one drew.
 
 This is the policy-improvement step that double-dummy search cannot give: the play after the
-decision is the network's own imperfect-information play, not open-card play.
+decision is the network's own imperfect-information play, not open-card play. The rollouts
+run in lockstep on the batched engine (``SmearVectorEnv.deal_hands``, then the hand's actions
+so far), one network call per step for every deal and action.
 
 **Inference from the play** (``infer=T``, a temperature in the network's unit; 0: off): the deals
-are then drawn ``draws`` times over, and each is weighed by how likely the other seats' bids, trump
+are drawn ``draws`` times over, and each is weighed by how likely the other seats' bids, trump
 and cards seen so far are under the network's play on it: at each of those actions the seat's
 softmax over its legal actions' values divided by ``T``, their product over the hand (another
 bidder's discards are not seen, so they do not count). ``deals`` of them are kept by systematic
@@ -20,9 +22,7 @@ resampling on those weights. The policy the deals are weighed by is the rollouts
 that network the weights are the true odds of what was seen (a deal on which it would have
 bid otherwise is unlikely), which a model of the hidden cards trained on other play, marginal
 card by card, cannot give. (Policy-based inference in determinized search: Rebstock, Solinas,
-Buro and Sturtevant, 2019, for Skat.) The rollouts
-run in lockstep on the batched engine (``SmearVectorEnv.deal_hands``, then the hand's actions
-so far), one network call per step for every deal and action.
+Buro and Sturtevant, 2019, for Skat.)
 """
 
 from __future__ import annotations
