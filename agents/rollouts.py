@@ -154,7 +154,6 @@ class Rollouts:
         env = self._env(m, view.rules)
         obs, info = env.deal_hands(decks, view.dealer, view.scores)
         total = np.zeros(m)
-        rows = np.arange(m)
         for actions in histories.T:
             seen = (info["seat"] != view.seat) & ((actions < DISCARD_BASE) | (actions >= PLAY_BASE))
             if seen.any():
@@ -162,6 +161,6 @@ class Rollouts:
                 q = np.where(info["action_mask"][seen].astype(bool), q, -np.inf)
                 top = q.max(axis=1)
                 log_z = top + np.log(np.exp(q - top[:, None]).sum(axis=1))
-                total[seen] += q[rows[: seen.sum()], actions[seen]] - log_z
+                total[seen] += q[np.arange(len(q)), actions[seen]] - log_z
             obs, _, _, _, info = env.step(actions)
         return total

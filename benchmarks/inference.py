@@ -20,9 +20,8 @@ import torch
 
 from agents.neural import NeuralAgent, checkpoint_path
 from agents.rollouts import Rollouts
-from agents.search import SHIPPED_BELIEFS
-from nets import load_checkpoint
-from smear_env import DealSampler, Game, Phase, SeatView, observe, seat_view
+from agents.search import SearchAgent
+from smear_env import Game, Phase, SeatView, observe, seat_view
 
 
 def main() -> None:
@@ -39,7 +38,7 @@ def main() -> None:
         parser.error("--positions, --deals and --draws must be at least 1, --infer temperatures 0 or more")
     torch.set_num_threads(1)
     network = NeuralAgent(checkpoint_path(args.net))
-    beliefs = load_checkpoint(SHIPPED_BELIEFS, torch.device("cpu")).build(torch.device("cpu"))
+    samplers = {"learned": SearchAgent(net=args.net), "uniform": SearchAgent(net=args.net, beliefs="uniform")}  # search's deals
     rng = np.random.default_rng(args.seed)
     positions: list[tuple[SeatView, np.ndarray, dict[int, int]]] = []
     game_seed = args.seed * 100_000
@@ -55,18 +54,12 @@ def main() -> None:
             game.step(network.act(obs, game.action_mask(), view))
     kitty = network.rules.kitty_size
     print(f"{args.positions} card-play decisions of {args.net} against itself, {args.deals} deals each")
-    for model in ("learned", "uniform"):
+    for model, search in samplers.items():
         for temperature in temperatures:
             rollouts = Rollouts(network, args.deals, infer=temperature, draws=args.draws)
             right = total = 0
             for view, obs, held in positions:
-                if model == "uniform":
-                    sampler = DealSampler(view)
-                else:
-                    with torch.no_grad():
-                        logits = beliefs(torch.as_tensor(obs[None], dtype=torch.float32))
-                    sampler = DealSampler(view, weights=torch.softmax(logits[0], dim=-1).numpy().astype(np.float64))
-                decks, _ = rollouts.deals_for(view, sampler, rng)
+                decks, _ = rollouts.deals_for(view, search._sampler(view, obs), rng)
                 for deck in decks:
                     for card, seat in held.items():
                         cards = set(deck[6 * seat : 6 * seat + 6].tolist())

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing
-import sys
 
 import numpy as np
 import torch
@@ -100,7 +99,6 @@ def main() -> None:
     print(f"{args.spec} with the true hidden cards vs {args.opponent}: {match.games} games (seed {args.seed})")
     margin = np.mean([m for r in match.deal_sets for m in r.margins])
     print(f"  win rate {rate:.3f}  95% CI [{low:.3f}, {high:.3f}], score margin {margin:+.2f} per game")
-    sys.stdout.flush()
 
 
 if __name__ == "__main__":

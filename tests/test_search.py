@@ -461,7 +461,7 @@ def test_rollouts_infer_weighs_each_deal_by_the_networks_odds_of_the_play_seen()
             break
         game, seen = Game(network.rules, seed), []
         while not (game.phase == Phase.PLAY and game.bidder == game.to_act and len(game.tricks) >= 2):
-            if game.game_over or (game.phase == Phase.BID and not game.bids):
+            if game.phase == Phase.BID and not game.bids:
                 seen = []  # a new hand
             seat, obs, mask = game.to_act, observe(game, game.to_act), game.action_mask()
             action = network.act(obs, mask, seat_view(game, seat))
