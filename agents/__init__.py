@@ -4,6 +4,7 @@ from .base import Agent, AgentEntry, load_agent, register, registered, spec_help
 
 # The built-in agents: an id, where the class is, what a spec may say to it.
 NETWORK_OPTIONS = {"device": str, "any_rules": bool, "suits": int}  # every network agent's (agents.neural)
+NETWORKS = ("neural", "dmc", "chance", "distilled")  # the shipped networks, by name (agents.neural.checkpoint_path)
 register("random", "agents.random_agent:RandomAgent", summary="uniform over the legal actions")
 register("heuristic", "agents.heuristic:HeuristicAgent", summary="the rule-based player of agents/heuristic.py")
 register(
@@ -17,6 +18,7 @@ register(
     "agents.neural:NeuralAgent",
     argument="path",
     options=NETWORK_OPTIONS,
+    files={"path": NETWORKS},
     summary="a trained network: the shipped one (chance's network taught its values averaged over the orders of the suits), or neural:PATH (neural:A+B: the mean of several networks' values)",
 )
 register(
@@ -55,6 +57,7 @@ register(
         "draws": int,
         "device": str,
     },
+    files={"net": NETWORKS, "beliefs": ("uniform",), "chances": ("chance",)},
     summary="the network for the contract, PIMC over deals from a learned model of the hidden cards for the play, blended",
 )
 

@@ -83,6 +83,12 @@ class AgentEntry:
     """Keyword options a spec may give, with their types (``pimc:samples=10``)."""
     summary: str = ""
     """One line for help texts."""
+    files: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """The argument and options whose value names a file to read, each with the names it takes instead of a
+    path (``neural``'s ``path``: ``("neural", "dmc", ...)``): what a server must hold to the folders it allows."""
+    builtin: bool = True
+    """True for the kit's own agents; False for other packages' entry points and for a spec's own
+    ``file.py:Class`` or ``module:Class`` (made by :func:`parse_spec`, never registered)."""
 
     def usage(self) -> str:
         """The spec's form for help texts: ``pimc[:samples=N,seconds=X]``."""
@@ -94,20 +100,30 @@ class AgentEntry:
 
 
 _REGISTRY: dict[str, AgentEntry] = {}
+_DISCOVERED: list[bool] = []  # not empty once the entry points were looked up
 
 
 def register(
-    id: str, entry_point: str, *, argument: str | None = None, options: dict[str, type] | None = None, summary: str = ""
+    id: str,
+    entry_point: str,
+    *,
+    argument: str | None = None,
+    options: dict[str, type] | None = None,
+    summary: str = "",
+    files: dict[str, tuple[str, ...]] | None = None,
 ) -> None:
     """Make ``id`` a spec for the agent class at ``entry_point`` (``"module:Class"``); one line per agent."""
-    _REGISTRY[id] = AgentEntry(id, entry_point, argument, dict(options or {}), summary)
+    _REGISTRY[id] = AgentEntry(id, entry_point, argument, dict(options or {}), summary, dict(files or {}))
 
 
 def registered() -> list[AgentEntry]:
-    """The registered agents (built-ins, then those of installed packages' ``smear_rl.agents`` entry points)."""
-    for point in entry_points(group="smear_rl.agents"):
-        if point.name not in _REGISTRY:
-            register(point.name, point.value)
+    """The registered agents (built-ins, then those of installed packages' ``smear_rl.agents`` entry points,
+    looked up once a process: the lookup reads every installed package's metadata)."""
+    if not _DISCOVERED:
+        for point in entry_points(group="smear_rl.agents"):
+            if point.name not in _REGISTRY:
+                _REGISTRY[point.name] = AgentEntry(point.name, point.value, builtin=False)
+        _DISCOVERED.append(True)
     return list(_REGISTRY.values())
 
 
@@ -124,8 +140,10 @@ def with_option(spec: str, key: str, value: str) -> str:
     return f"{spec}{',' if ':' in spec else ':'}{key}={value}"
 
 
-def load_agent(spec: str) -> Agent:
-    """An agent from a spec (see the module docstring); a ValueError naming what was wrong otherwise."""
+def parse_spec(spec: str) -> tuple[AgentEntry, dict[str, Any]]:
+    """A spec's agent entry and constructor keywords, read without importing anything; a ValueError naming
+    what was wrong. A spec that names no registered agent gives an entry whose ``entry_point`` is the spec's
+    own ``file.py:Class`` or ``module:Class`` (``AgentEntry.builtin`` tells the two apart)."""
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"agent spec {spec!r}: expected one of {spec_help()}")
     name, _, rest = spec.strip().partition(":")
@@ -138,17 +156,27 @@ def load_agent(spec: str) -> Agent:
                 "for your own agent give file.py:ClassName or module:ClassName"
             )
         class_name, *items = rest.split(",")
-        entry = AgentEntry(spec, f"{name}:{class_name}", options={k.partition("=")[0]: str for k in items})
+        entry = AgentEntry(spec, f"{name}:{class_name}", options={k.partition("=")[0]: str for k in items}, builtin=False)
         rest = ",".join(items)
-    cls = _import(entry.entry_point, spec)
-    kwargs = _arguments(spec, entry, [item for item in rest.split(",") if item] if rest else [])
+    return entry, _arguments(spec, entry, [item for item in rest.split(",") if item] if rest else [])
+
+
+def load_agent(spec: str) -> Agent:
+    """An agent from a spec (see the module docstring); a ValueError naming what was wrong otherwise."""
+    entry, kwargs = parse_spec(spec)
+    return make_agent(entry, kwargs, spec)
+
+
+def make_agent(entry: AgentEntry, kwargs: dict[str, Any], name: str) -> Agent:
+    """The agent of ``entry`` made with ``kwargs`` (as :func:`parse_spec` reads them), called ``name``."""
+    cls = _import(entry.entry_point, name)
     if not (inspect.isclass(cls) and issubclass(cls, Agent)):
-        raise ValueError(f"agent spec {spec!r}: {entry.entry_point} must be a subclass of agents.Agent")
+        raise ValueError(f"agent spec {name!r}: {entry.entry_point} must be a subclass of agents.Agent")
     try:
         agent = cls(**kwargs)
     except TypeError as e:
-        raise ValueError(f"agent spec {spec!r}: {entry.entry_point} cannot be made from it ({e})") from None
-    agent.name = spec
+        raise ValueError(f"agent spec {name!r}: {entry.entry_point} cannot be made from it ({e})") from None
+    agent.name = name
     return agent
 
 

@@ -387,7 +387,7 @@ def _mtd(w, t, n, leader, trump, gc0, gc1, jack_team, first_lead, gen, left, lo,
     return lo
 
 
-@njit("int64(int64[::1], int64, int64, int64, int64, int64, int64, boolean, int64, boolean, int64)", cache=False)
+@njit("int64(int64[::1], int64, int64, int64, int64, int64, int64, boolean, int64, boolean, int64)", cache=False, nogil=True)
 def _solve(w, n, leader, trump, gc0, gc1, jack_team, first_lead, gen, root, guess):
     """Fill the scoring tables and return the position's exact value; with ``root``, also every
     legal card's exact value in ``w[ROOT + card]``, each card's tests starting from the last

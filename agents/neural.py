@@ -43,6 +43,8 @@ class NeuralAgent(Agent):
         self, path: str | Path = SHIPPED, device: str = "auto", any_rules: bool = False, suits: int | None = None
     ) -> None:
         super().__init__()
+        shipped = _SHIPPED_NAMES.get(Path(path))
+        self.name = shipped or f"neural:{path}"  # what messages call it: never the install's path
         if not Path(path).exists() and Path(path) == SHIPPED:
             raise ValueError(f"agent spec 'neural': no shipped checkpoint at {SHIPPED}; give neural:runs/NAME/checkpoint.pt")
         self.device = resolve_device(device)
@@ -55,24 +57,23 @@ class NeuralAgent(Agent):
         if len(checkpoints) > 1:
             if any(c.network.kind not in ("q", "q_split") for c in checkpoints):
                 kinds = ", ".join(f"{m}: {c.network.kind}" for m, c in zip(members, checkpoints, strict=True))
-                raise ValueError(f"neural:{path}: an ensemble averages Q-values, of q or q_split networks only ({kinds})")
+                raise ValueError(f"{self.name}: an ensemble averages Q-values, of q or q_split networks only ({kinds})")
             if any(_differing(checkpoints[0].rules, c.rules) for c in checkpoints[1:]):
-                raise ValueError(f"neural:{path}: its networks were trained under different rules; an ensemble needs the same")
+                raise ValueError(f"{self.name}: its networks were trained under different rules; an ensemble needs the same")
         try:
             networks = [c.build(self.device) for c in checkpoints]
         except ValueError as e:
-            raise ValueError(f"checkpoint {path}: {e}") from None
+            raise ValueError(f"{self.name}: {e}") from None
         self.network = networks[0] if len(networks) == 1 else MeanNetwork(networks).eval()
         self.suits = int(checkpoints[0].extra.get("suits", 1)) if suits is None else suits
         if self.suits != 1:
             try:
                 check_suits(self.suits, tuple(c.network.kind for c in checkpoints))
             except ValueError as e:
-                raise ValueError(f"neural:{path}: {e}") from None
+                raise ValueError(f"{self.name}: {e}") from None
             self.network = SuitMean(self.network, self.suits).to(self.device).eval()
         self.rules = checkpoints[0].rules
         self.any_rules = any_rules
-        self.name = f"neural:{path}"
         self.path: Path | None = members[0] if len(members) == 1 else Path(path)  # None for an in-memory network (``of``)
         self._checked: Rules | None = None
 
@@ -132,10 +133,13 @@ CHANCE = Path(__file__).parent / "weights" / "chance.pt"
 DISTILLED = Path(__file__).parent / "weights" / "distilled.pt"
 
 
+_SHIPPED_NAMES = {SHIPPED: "neural", DMC: "dmc", CHANCE: "chance", DISTILLED: "distilled"}
+
+
 def checkpoint_path(name: str | Path) -> Path:
     """A checkpoint a config or a command names: ``neural``, ``chance``, ``distilled`` and ``dmc`` are the shipped networks (wherever
     the kit is installed), anything else a path."""
-    return {"neural": SHIPPED, "dmc": DMC, "chance": CHANCE, "distilled": DISTILLED}.get(str(name), Path(name))
+    return {label: path for path, label in _SHIPPED_NAMES.items()}.get(str(name), Path(name))
 
 
 class DMCAgent(NeuralAgent):

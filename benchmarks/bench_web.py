@@ -1,9 +1,11 @@
-"""``smear-web`` under load: many tables at once on loopback, each a scripted client against three
-``heuristic`` agents, every game played to its end; prints the response times of the actions.
+"""``smear-web`` under load: many tables at once on loopback, each a scripted client with a partner
+(``heuristic``, then ``neural``: one run each) against two ``heuristic`` opponents, every game played to
+its end; prints the response times of the actions, p99 for each partner.
 
 Run: ``python benchmarks/bench_web.py --tables 20`` (it starts ``smear-web`` on a free loopback port
-and stops that process when done). Bounded: each client plays one game, at most ``--max-requests``
-requests. ``tests/test_web.py`` plays the same clients (``play_tables``) against a server of its own.
+for each partner and stops that process when done). Bounded: each client plays one game, at most
+``--max-requests`` requests. ``tests/test_web.py`` plays the same clients (``play_tables``) against a
+server of its own.
 """
 
 from __future__ import annotations
@@ -22,13 +24,13 @@ import httpx
 import numpy as np
 
 
-def play_table(url: str, seed: int, max_requests: int, timings: list[float], errors: list[str]) -> dict:
-    """One client: a table against three heuristic agents, random legal moves to the end of the game."""
+def play_table(
+    url: str, seed: int, max_requests: int, timings: list[float], errors: list[str], partner: str = "heuristic"
+) -> dict:
+    """One client: a table with ``partner`` against two heuristic agents, random legal moves to the end of the game."""
     rng = np.random.default_rng(seed)
     with httpx.Client(base_url=url, timeout=60) as client:
-        response = client.post(
-            "/api/tables", json={"seat": seed % 4, "partner": "heuristic", "opponents": "heuristic", "seed": seed}
-        )
+        response = client.post("/api/tables", json={"seat": seed % 4, "partner": partner, "opponents": "heuristic", "seed": seed})
         if response.status_code != 201:
             errors.append(f"create: {response.status_code} {response.text[:200]}")
             return {}
@@ -55,7 +57,9 @@ def play_table(url: str, seed: int, max_requests: int, timings: list[float], err
     return {"state": state, "records": records}
 
 
-def play_tables(url: str, tables: int, seed: int = 0, max_requests: int = 2000) -> tuple[list[float], list[str], list[dict]]:
+def play_tables(
+    url: str, tables: int, seed: int = 0, max_requests: int = 2000, partner: str = "heuristic"
+) -> tuple[list[float], list[str], list[dict]]:
     """``tables`` clients at once, each in its own thread; their action response times, errors and games."""
     timings: list[float] = []
     errors: list[str] = []
@@ -63,7 +67,7 @@ def play_tables(url: str, tables: int, seed: int = 0, max_requests: int = 2000) 
 
     def client(i: int) -> None:
         try:
-            games[i] = play_table(url, seed + i, max_requests, timings, errors)
+            games[i] = play_table(url, seed + i, max_requests, timings, errors, partner)
         except httpx.HTTPError as e:
             errors.append(f"client {i}: {type(e).__name__}: {e}")
 
@@ -75,16 +79,12 @@ def play_tables(url: str, tables: int, seed: int = 0, max_requests: int = 2000) 
     return timings, errors, games
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--tables", type=int, default=20, help="tables playing at once (default 20)")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--json", help="write the figures here too")
-    args = parser.parse_args(argv)
+def serve_and_play(tables: int, seed: int, partner: str) -> dict:
+    """Start ``smear-web`` (its own process, on a free loopback port), play ``tables`` clients, stop it; the figures."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    command = [str(Path(sys.executable).parent / "smear-web"), "--port", str(port)]
+    command = [str(Path(sys.executable).parent / "smear-web"), "--port", str(port), "--tables-per-client", str(max(32, tables))]
     server = subprocess.Popen(command, stderr=subprocess.DEVNULL, env={**os.environ, "PYTHONUNBUFFERED": "1"})
     try:
         url = f"http://127.0.0.1:{port}"
@@ -95,21 +95,20 @@ def main(argv: list[str] | None = None) -> int:
                 break
             except httpx.HTTPError:
                 if time.monotonic() > deadline or server.poll() is not None:
-                    print("smear-web did not start", file=sys.stderr)
-                    return 1
+                    raise RuntimeError("smear-web did not start") from None
                 time.sleep(0.2)
         started = time.perf_counter()
-        timings, errors, games = play_tables(url, args.tables, args.seed)
+        timings, errors, games = play_tables(url, tables, seed, partner=partner)
         seconds = time.perf_counter() - started
     finally:
-        server.terminate()  # the process this script started, by its handle
+        server.terminate()  # the process this function started, by its handle
         server.wait(10)
     ms = np.array(timings) * 1000
-    over = sum(1 for g in games if g and g["state"].get("game_over"))
-    figures = {
-        "tables": args.tables,
-        "games_over": over,
-        "errors": len(errors),
+    return {
+        "partner": partner,
+        "tables": tables,
+        "games_over": sum(1 for g in games if g and g["state"].get("game_over")),
+        "errors": errors,
         "actions": int(ms.size),
         "seconds": round(seconds, 2),
         "actions_per_second": round(ms.size / seconds, 1),
@@ -118,16 +117,32 @@ def main(argv: list[str] | None = None) -> int:
         "p99_ms": round(float(np.percentile(ms, 99)), 2),
         "max_ms": round(float(ms.max()), 2),
     }
-    print(
-        f"{args.tables} tables at once (heuristic x3 + a scripted client each), {over} games played to the end, "
-        f"{len(errors)} errors; {ms.size:,} actions in {seconds:.1f} s ({figures['actions_per_second']:,} a second); "
-        f"action response time p50 {figures['p50_ms']} ms, p90 {figures['p90_ms']} ms, p99 {figures['p99_ms']} ms, max {figures['max_ms']} ms"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tables", type=int, default=20, help="tables playing at once (default 20)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--partners", default="heuristic,neural", help="the partner specs, one run each (default heuristic,neural)"
     )
-    for line in errors[:10]:
-        print("error:", line)
+    parser.add_argument("--json", help="write the figures here too")
+    args = parser.parse_args(argv)
+    runs = []
+    for partner in args.partners.split(","):
+        figures = serve_and_play(args.tables, args.seed, partner)
+        runs.append(figures)
+        print(
+            f"{args.tables} tables at once, partner {partner} + 2 heuristic opponents + a scripted client each: "
+            f"{figures['games_over']} games played to the end, {len(figures['errors'])} errors; {figures['actions']:,} actions in "
+            f"{figures['seconds']:.1f} s ({figures['actions_per_second']:,} a second); action response time p50 {figures['p50_ms']} ms, "
+            f"p90 {figures['p90_ms']} ms, p99 {figures['p99_ms']} ms, max {figures['max_ms']} ms"
+        )
+        for line in figures["errors"][:10]:
+            print("error:", line)
     if args.json:
-        Path(args.json).write_text(json.dumps(figures, indent=2))
-    return 1 if errors or over < args.tables else 0
+        Path(args.json).write_text(json.dumps(runs, indent=2))
+    return 1 if any(f["errors"] or f["games_over"] < args.tables for f in runs) else 0
 
 
 if __name__ == "__main__":

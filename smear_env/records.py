@@ -99,10 +99,11 @@ def _step(game: Game, action: int, line: int, key: str, what: str) -> None:
         raise RecordError(line, key, rule, f"{what} is not allowed: {e}") from None
 
 
-def check_hand(record: dict[str, Any], line: int = 1, previous: dict[str, Any] | None = None) -> None:
+def check_hand(record: dict[str, Any], line: int = 1, previous: dict[str, Any] | None = None, alone: bool = False) -> None:
     """Replay one record through the engine; raise RecordError at the first fault.
 
-    ``previous`` is the game's record before this one (None for its first hand).
+    ``previous`` is the game's record before this one (None for its first hand); ``alone`` checks the hand
+    by itself, not its place in its game (a hand taken out of a file to be replayed on its own).
     """
     if record.get("schema") != SCHEMA:
         raise RecordError(line, "schema", None, f"is {record.get('schema')!r}; it must be {SCHEMA!r}")
@@ -129,7 +130,9 @@ def check_hand(record: dict[str, Any], line: int = 1, previous: dict[str, Any] |
     redeal = _need(record, line, "redeal", bool, "true or false")
 
     # Continuity with the game's previous hand (R3, R14, R15).
-    if previous is None:
+    if alone:
+        pass
+    elif previous is None:
         if hand_index != 0:
             raise RecordError(line, "hand_index", None, f"game {game_id!r} starts at hand_index {hand_index}, not 0")
         if score_before != [0, 0]:

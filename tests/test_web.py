@@ -15,8 +15,10 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")  # starlette's note about httpx versions
     from starlette.testclient import TestClient
 
-from agents.web.app import MAX_BODY, create_app
+from agents.web.app import MAX_BODY, Settings, create_app
 
+LOCAL = "http://127.0.0.1:8000"
+"""What a browser on this machine sends as the server's address (the TestClient's own, testserver, is refused)."""
 CARD = re.compile(r"(?<![A-Za-z0-9])[789TJQKA][CDHS](?![A-Za-z0-9])")
 
 
@@ -59,7 +61,7 @@ def play_out(client: TestClient, state: dict, pick=lambda legal: legal[-1]) -> t
 
 @pytest.fixture
 def client() -> TestClient:
-    return TestClient(create_app())
+    return TestClient(create_app(), base_url=LOCAL)
 
 
 def test_a_whole_game_through_the_api_sends_nothing_hidden(client, tmp_path):
@@ -87,10 +89,11 @@ def test_rule_settings_reach_the_game(client):
 @pytest.mark.parametrize(
     ("body", "status", "message"),
     [
-        ({"action": 999}, 409, "is not legal now; legal:"),
-        ({"action": -1}, 409, "is not legal now"),
-        ({"action": "JH"}, 409, "an action id, a whole number from 0 to 71"),
-        ({"action": 1.5}, 409, "an action id"),
+        ({"action": 999}, 400, "an action id, a whole number from 0 to 71"),
+        ({"action": -1}, 400, "an action id"),
+        ({"action": "JH"}, 400, "an action id, a whole number from 0 to 71"),
+        ({"action": 1.5}, 400, "an action id"),
+        ({"action": None}, 400, "an action id"),
         ({"move": 3}, 400, '{"action": ID}'),
         ([3], 400, "a JSON object"),
     ],
@@ -113,7 +116,13 @@ def test_malformed_requests_wrong_tables_and_methods_get_4xx(client):
             400,
             "not JSON",
         ),
-        (client.post(f"/api/tables/{table}/action", content=b"x" * (MAX_BODY + 1)), 413, "over"),
+        (
+            client.post(
+                f"/api/tables/{table}/action", content=b"x" * (MAX_BODY + 1), headers={"content-type": "application/json"}
+            ),
+            413,
+            "over",
+        ),
         (client.post("/api/tables/not-a-table/action", json={"action": 0}), 404, "no such table"),
         (client.post(f"/api/tables/{table}x/action", json={"action": 0}), 404, "no such table"),
         (client.put(f"/api/tables/{table}"), 405, "Method Not Allowed"),
@@ -135,7 +144,8 @@ def test_malformed_requests_wrong_tables_and_methods_get_4xx(client):
         ({"seat": 4}, "one of 0, 1, 2, 3"),
         ({"seat": "0"}, "one of 0, 1, 2, 3"),
         ({"seat": True}, "one of 0, 1, 2, 3"),
-        ({"seed": -1}, "0 or more"),
+        ({"seed": -1}, "a whole number from 0 to 2**64 - 1"),
+        ({"seed": 2**64}, "a whole number from 0 to 2**64 - 1"),
         ({"rules": {"kitty_size": 7}}, "kitty_size"),
         ({"rules": {"jokers": True}}, "jokers"),
         ({"rules": [3]}, "an object of rule settings"),
@@ -180,7 +190,7 @@ def match_folder(tmp_path_factory):
 
 @pytest.fixture
 def replay_client(match_folder) -> TestClient:
-    return TestClient(create_app(records=match_folder[0]))
+    return TestClient(create_app(Settings(records=match_folder[0])), base_url=LOCAL)
 
 
 def test_the_records_folder_lists_and_serves_its_files_only(replay_client, match_folder):
@@ -227,7 +237,7 @@ def test_uploads_are_checked_and_a_huge_one_is_refused(replay_client, match_fold
     response = replay_client.post("/api/records/upload", content=b"\xff\xfe")
     assert response.status_code == 422 and "UTF-8" in response.json()["error"]
     monkeypatch.setattr(app_module, "MAX_UPLOAD", 1000)
-    small = TestClient(app_module.create_app(records=root))
+    small = TestClient(app_module.create_app(Settings(records=root)), base_url=LOCAL)
     response = small.post("/api/records/upload", content=text)
     assert response.status_code == 413 and "over the limit" in response.json()["error"]
 
@@ -277,12 +287,13 @@ def test_explain_gives_the_networks_values_of_every_decision(replay_client, matc
         assert np.isfinite(list(d["values"].values())).all()
     for body, message in (
         ({"record": record, "agent": "heuristic"}, "cannot value its choices"),
-        ({"record": {"schema": "x"}, "agent": "neural"}, "not a hand record"),
         ({"record": record, "agent": "nosuch"}, "not a built-in agent"),
         ({"agent": "neural"}, '{"record"'),
     ):
         response = replay_client.post("/api/explain", json=body)
         assert response.status_code == 400 and message in response.json()["error"], response.text
+    response = replay_client.post("/api/explain", json={"record": {"schema": "x"}, "agent": "neural"})
+    assert response.status_code == 422 and "not a hand record this server can replay" in response.json()["error"]
 
 
 def test_without_a_records_folder_only_uploads_are_read(client):

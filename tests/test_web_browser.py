@@ -42,9 +42,9 @@ def server(match):
     """The app, with the match's records folder, on a free loopback port."""
     from serving import serving
 
-    from agents.web.app import create_app
+    from agents.web.app import Settings, create_app
 
-    with serving(create_app(records=match[0])) as url:
+    with serving(create_app(Settings(records=match[0]))) as url:
         yield url
 
 
@@ -68,9 +68,25 @@ def knowledge(state: dict) -> set[str]:
     return known | (set(CARD.findall(json.dumps(state["summary"]))) if state["summary"] else set())
 
 
-def test_a_whole_game_by_clicking_shows_nothing_hidden(server, browser, tmp_path):
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
+VIEWPORTS = {"desktop": {"width": 1280, "height": 900}, "phone": {"width": 390, "height": 844}}
+HARNESS = {"bypass_csp": True}
+"""For pages the test waits on with ``wait_for_function``: Playwright evaluates those conditions as strings,
+which the server's Content-Security-Policy forbids (no eval); the replay's script test keeps the policy."""
+
+
+def fits(page, viewport: dict) -> None:
+    """Nothing on the page is wider than the screen (no sideways scrolling)."""
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= viewport["width"], f"the page is {width} px wide on a {viewport['width']} px screen"
+
+
+@pytest.mark.parametrize("screen", sorted(VIEWPORTS))
+def test_a_whole_game_by_clicking_shows_nothing_hidden(server, browser, tmp_path, screen):
+    viewport = VIEWPORTS[screen]
+    page = browser.new_page(viewport=viewport, **HARNESS)
     leaks: list[str] = []  # any response the browser received that names a card its seat cannot know
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
 
     def inspect(response) -> None:
         is_state = "/api/tables" in response.url and response.status < 300
@@ -83,12 +99,14 @@ def test_a_whole_game_by_clicking_shows_nothing_hidden(server, browser, tmp_path
     page.on("response", inspect)
     page.goto(server)
     page.wait_for_selector("#new-table")
+    fits(page, viewport)  # the setup page too
+    ARTEFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTEFACTS / f"web_setup_{screen}.png"), full_page=True)
     page.select_option("select[name=seat]", "2")
     page.fill("input[name=opponents]", "random")
     page.click("#start")
     page.wait_for_selector("#table:not([hidden])")
-    ARTEFACTS.mkdir(parents=True, exist_ok=True)
-    checked, clicks, shot = 0, 0, False
+    checked, clicks, shots, discards, plain_bids, last_tricks = 0, 0, set(), 0, 0, 0
     while True:
         page.wait_for_function("!document.body.classList.contains('busy')")
         state = page.evaluate("window.smearState")
@@ -100,37 +118,93 @@ def test_a_whole_game_by_clicking_shows_nothing_hidden(server, browser, tmp_path
         checked += 1
         if state["game_over"]:
             break
+        fits(page, viewport)
+        log = page.locator("#log-box")  # the newest move is in view
+        assert log.evaluate("b => b.scrollTop + b.clientHeight >= b.scrollHeight - 2")
         if state["summary"]:
+            assert page.locator("#summary").is_visible() and not page.locator("#table").is_visible()  # no next hand behind it
+            text = page.inner_text("#summary")
+            assert "You were dealt" in text and "You was" not in text and "Seat 2 " not in text
+            if not state["summary"]["redeal"] and state["summary"]["rules"]["kitty_size"]:
+                assert page.locator("#summary .card.picked").count() == 3  # the kitty cards picked up, marked
+                if "summary" not in shots:
+                    page.screenshot(path=str(ARTEFACTS / f"web_summary_{screen}.png"), full_page=True)
+                    shots.add("summary")
+            assert page.evaluate("document.activeElement.id") == "continue"
             page.click("#continue")
         else:
             legal = sorted(a["id"] for a in view["legal_actions"])
-            buttons = page.locator("#controls button.move, #hand button.card.legal")
+            buttons = page.locator("#moves button.move, #hand button.card.legal")
             clickable = sorted(int(b.get_attribute("data-action")) for b in buttons.all())
             assert clickable == legal  # every legal move is clickable, and only those
-            if not shot and view["phase"] == "play" and len(view["trick"]) >= 2:
-                page.screenshot(path=str(ARTEFACTS / "web_table.png"))
-                shot = True
+            if view["phase"] == "discard":
+                assert page.locator("#moves button.move").count() == 0  # the cards themselves are the discards
+                discards += 1
+            if view["phase"] in ("bid", "trump"):
+                assert page.locator("#hand .card.dim").count() == 0  # the hand shown plainly
+                plain_bids += 1
+            if view["phase"] == "play" and view["tricks"]:
+                assert page.locator("#last-trick").is_visible() and page.locator("#last-trick .card").count() == 4
+                last_tricks += 1
+            focused = page.evaluate("document.activeElement.dataset.action")
+            assert focused is not None and int(focused) in legal  # focus on the hand, not the page body
+            assert "Your turn" in page.inner_text("#announce")
+            if "play" not in shots and view["phase"] == "play" and len(view["trick"]) >= 2:
+                page.screenshot(path=str(ARTEFACTS / f"web_table_{screen}.png"), full_page=screen == "phone")
+                shots.add("play")
             if clicks == 5:  # a reload resumes the game in progress, exactly where it was
                 page.reload()
                 page.wait_for_selector("#table:not([hidden])")
                 page.wait_for_function("window.smearState !== undefined")
                 assert page.evaluate("window.smearState") == state
-                buttons = page.locator("#controls button.move, #hand button.card.legal")
+                buttons = page.locator("#moves button.move, #hand button.card.legal")
             buttons.last.click()
             clicks += 1
-    assert clicks > 10 and checked > clicks
-    assert "Game over" in page.inner_text("#prompt")
+    assert clicks > 10 and checked > clicks and discards + plain_bids > 0 and last_tricks > 0
+    assert page.locator("#over").is_visible() and not page.locator("#table").is_visible()
+    final = page.inner_text("#final")
+    me = state["seat"] & 1
+    assert f"{state['final_scores'][me]}".lstrip("-") in final and "team wins" in page.inner_text("#over-title")
+    assert page.evaluate("document.activeElement.id") == "play-again"
+    page.screenshot(path=str(ARTEFACTS / f"web_over_{screen}.png"), full_page=True)
     with page.expect_download() as download:
         page.click("#records")
     path = tmp_path / "game.jsonl"
     download.value.save_as(path)
     assert check_records(path) == state["hands_played"]
+    assert json.loads(path.read_text().splitlines()[0])["agents"] == ["heuristic", "random", "person", "random"]
     page.reload()  # a reload resumes the table in progress
-    page.wait_for_selector("#table:not([hidden])")
-    assert "Game over" in page.inner_text("#prompt")
+    page.wait_for_selector("#over:not([hidden])")
+    old_table = state["table"]
+    page.click("#play-again")  # the same seat, agents and rules at a new table
+    page.wait_for_function(f"window.smearState && window.smearState.table !== '{old_table}'")
+    again = page.evaluate("window.smearState")
+    assert again["seat"] == 2 and again["agents"] == state["agents"] and not again["game_over"]
     page.click("#abandon")
     page.wait_for_selector("#new-table")
+    assert not errors, errors
     page.close()
+
+
+def test_a_second_tab_with_an_old_view_catches_up_by_itself(server, browser):
+    first = browser.new_page(viewport=VIEWPORTS["desktop"], **HARNESS)
+    first.goto(server)
+    first.wait_for_selector("#new-table")
+    first.click("#start")
+    first.wait_for_function("window.smearState !== undefined && !document.body.classList.contains('busy')")
+    table = first.evaluate("window.smearState.table")
+    second = browser.new_page(viewport=VIEWPORTS["desktop"], **HARNESS)
+    second.goto(f"{server}/#table={table}")
+    second.wait_for_function("window.smearState !== undefined")
+    first.locator("#moves button.move, #hand button.card.legal").last.click()  # the first tab moves on
+    first.wait_for_function("!document.body.classList.contains('busy')")
+    moved = first.evaluate("window.smearState")
+    second.locator("#moves button.move, #hand button.card.legal").first.click()  # the second still shows the old turn
+    second.wait_for_function("!document.body.classList.contains('busy')")
+    assert second.locator("#error").is_visible()
+    assert second.evaluate("window.smearState") == moved  # it fetched where the table stands and drew that
+    first.close()
+    second.close()
 
 
 def test_a_records_file_replayed_in_the_page_shows_every_trick_of_the_file(server, browser, match):
@@ -173,9 +247,49 @@ def test_a_records_file_replayed_in_the_page_shows_every_trick_of_the_file(serve
     assert f"[{low:.3f}, {high:.3f}]" in page.inner_text("#win-rate")
     page.locator("#swings button").first.click()
     page.click("#last")
+    assert "\u2212" in page.inner_text("#event") or "-" not in page.inner_text("#event").split("Score")[-1]
     ARTEFACTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(ARTEFACTS / "web_replay.png"), full_page=True)
+    page.screenshot(path=str(ARTEFACTS / "web_replay_desktop.png"), full_page=True)
     assert not errors, errors
+    page.close()
+
+
+def test_the_replay_on_a_phone_steps_through_a_hand_with_nothing_covered(server, browser, match):
+    page = browser.new_page(viewport=VIEWPORTS["phone"])
+    page.goto(f"{server}/replay")
+    page.click("#file-list button[data-name='m.jsonl']")
+    page.wait_for_selector("#viewer:not([hidden])")
+    fits(page, VIEWPORTS["phone"])
+    for _ in range(12):
+        page.click("#next", timeout=5000)  # fails if the felt or anything else covers the button
+    assert page.inner_text("#step-text") == "step 12 of " + page.get_attribute("#slider", "max")
+    page.click("#explain-hand")
+    page.wait_for_selector("#values-legend:not([hidden])")
+    assert "points of the hand's score margin" in page.inner_text("#values-legend")
+    page.screenshot(path=str(ARTEFACTS / "web_replay_phone.png"), full_page=True)
+    page.close()
+
+
+def test_a_match_file_with_script_in_its_names_shows_them_as_text(server, browser, match):
+    """A records folder is the owner's, but the files in it may come from anywhere: a name is text, never markup."""
+    folder, played = match
+    summary = json.loads((folder / "m.json").read_text())
+    hostile = ['<img src=x onerror="window.pwned=1">', "<script>window.pwned=2</script>"]
+    for key in ("points_by_category", "bid_rate", "made_bid_rate", "contracts", "decisions_per_second"):
+        summary[key] = {new: summary[key][old] for old, new in zip(summary["agents"], hostile, strict=True)}
+    summary["agents"] = hostile
+    (folder / "hostile.json").write_text(json.dumps(summary))
+    (folder / "hostile.jsonl").write_text((folder / "m.jsonl").read_text())
+    page = browser.new_page(viewport=VIEWPORTS["desktop"])
+    page.goto(f"{server}/replay")
+    page.wait_for_selector("#match-json option[value='hostile.json']", state="attached")
+    page.select_option("#match-json", "hostile.json")
+    page.select_option("#match-records", "hostile.jsonl")
+    page.click("#match-form button")
+    page.wait_for_selector("#match-summary:not([hidden])")
+    assert hostile[0] in page.inner_text("#match-summary h2")  # shown as the text it is
+    assert page.locator("#match-summary img, #match-summary script").count() == 0
+    assert page.evaluate("window.pwned") is None
     page.close()
 
 

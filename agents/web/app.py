@@ -20,21 +20,34 @@ API (JSON; an error is ``{"error": message}`` with a 4xx status, and the game is
 ``GET  /api/match?json=J&records=R``  an arena match: its summary, its records, the deal sets that swung most
 ``POST /api/explain``                 ``{"record", "agent"}``: the agent's value of each legal action at each decision
 ====================================  ==========================================================
+
+Every request is treated as hostile: it reaches the app only from this server's own pages or a script
+(``agents.web.guard``: the ``Host``, ``Origin`` and ``Sec-Fetch-Site`` checks, and the headers every
+answer carries); the agents it names are the owner's choice (``agents.web.policy``: built-ins under
+caps, checkpoints only from the owner's folders, no file or module from a request); bodies are cut
+off while they stream in; the agents think in a pool of ``--workers`` threads, never on the loop that
+answers the other tables; tables are limited per client and in all, and only a finished or long idle
+table ever makes room for another.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import sys
-from collections.abc import Callable
+import threading
+from collections.abc import AsyncIterator, Callable
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
 from importlib.resources import files
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from starlette.applications import Starlette
-from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
@@ -42,16 +55,46 @@ from starlette.staticfiles import StaticFiles
 
 from smear_env import RecordError, Rules, check_records
 from smear_env.cli import add_version_flag
+from smear_env.records import check_hand
 
-from ..base import registered
-from .replay import FolderError, RecordsFolder, explain, match_swings
-from .tables import Table, TableError, Tables
+from ..base import Agent
+from .guard import LOOPBACK, Guard
+from .policy import AgentPolicy, Limits
+from .replay import FolderError, RecordsFolder, explain, match_mismatch, match_swings
+from .tables import MAX_PER_CLIENT, MAX_TABLES, Table, TableError, Tables, TablesFullError
 
 STATIC = Path(str(files("agents.web").joinpath("static")))
 MAX_BODY = 64 * 1024
 """The largest request body the API reads (bytes)."""
 MAX_UPLOAD = 32 * 1024 * 1024
 """The largest records file the server reads, from its folder or uploaded (bytes)."""
+MAX_SEED = 2**64 - 1
+"""The largest seed a table takes."""
+SCORERS = 8
+"""Agents kept for ``/api/explain`` (the least recently used goes past this)."""
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What the server's owner allowed (``smear-web``'s flags); the defaults are a loopback server's."""
+
+    hosts: tuple[str, ...] = LOOPBACK
+    """The ``Host`` names it answers to: ``name`` (any port) or ``name:port``."""
+    records: Path | None = None
+    """The only folder it reads records files from (None: only uploads)."""
+    checkpoints: tuple[Path, ...] = ()
+    """The folders whose checkpoints (and chance tables) a request may name."""
+    agents: tuple[str, ...] = ()
+    """Specs a request may name beyond the built-ins (``file.py:Class``, a checkpoint anywhere): the owner's trust."""
+    limits: Limits = field(default_factory=Limits)
+    """Caps on the options of a request's agents."""
+    workers: int = 8
+    """Threads the agents think in (and files are checked in), all tables together."""
+    max_tables: int = MAX_TABLES
+    """Tables kept at once, all clients together."""
+    tables_per_client: int = MAX_PER_CLIENT
+    """Tables one client address may keep at once."""
 
 
 def error(status: int, message: str) -> JSONResponse:
@@ -59,18 +102,31 @@ def error(status: int, message: str) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
 
 
-async def body_of(request: Request, limit: int = MAX_BODY) -> dict[str, Any]:
-    """The request's JSON object; an HTTPException 400/413 naming what was wrong."""
+async def read_body(request: Request, limit: int, what: str) -> bytes:
+    """The request's body, refused with 413 as soon as it passes ``limit`` bytes (a declared length first)."""
     size = request.headers.get("content-length")
     if size is not None and (not size.isdigit() or int(size) > limit):
-        raise HTTPException(413, f"request body over {limit} bytes")
-    raw = await request.body()
-    if len(raw) > limit:
-        raise HTTPException(413, f"request body over {limit} bytes")
+        raise HTTPException(413, f"{what} over the limit of {limit:,} bytes")
+    raw = bytearray()
+    async for chunk in request.stream():
+        raw += chunk
+        if len(raw) > limit:
+            raise HTTPException(413, f"{what} over the limit of {limit:,} bytes")
+    return bytes(raw)
+
+
+async def body_of(request: Request, limit: int = MAX_BODY) -> dict[str, Any]:
+    """The request's JSON object; an HTTPException (400, 413, 415) naming what was wrong."""
+    kind = request.headers.get("content-type", "").partition(";")[0].strip().lower()
+    if kind != "application/json":
+        raise HTTPException(415, f"the body must be JSON sent as Content-Type: application/json (got {kind[:60] or 'none'!r})")
+    raw = await read_body(request, limit, "request body")
     try:
         value = json.loads(raw or b"{}")
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise HTTPException(400, f"the body is not JSON ({e})") from None
+    except RecursionError:
+        raise HTTPException(400, "the body is not JSON this server reads (nested too deeply)") from None
+    except ValueError as e:  # not JSON, not UTF-8, or a number of more digits than Python converts
+        raise HTTPException(400, f"the body is not JSON this server reads ({str(e)[:200]})") from None
     if not isinstance(value, dict):
         raise HTTPException(400, "the body must be a JSON object")
     return value
@@ -84,8 +140,10 @@ def checked(text: str, name: str) -> dict[str, Any]:
             continue
         try:
             records.append(json.loads(raw))
-        except json.JSONDecodeError as e:
-            raise HTTPException(422, f"{name}: line {line}: not JSON ({e.msg})") from None
+        except RecursionError:
+            raise HTTPException(422, f"{name}: line {line}: not a record (nested too deeply)") from None
+        except ValueError as e:
+            raise HTTPException(422, f"{name}: line {line}: not JSON ({str(e)[:200]})") from None
     if not records:
         raise HTTPException(422, f"{name}: no records in it")
     try:
@@ -95,11 +153,20 @@ def checked(text: str, name: str) -> dict[str, Any]:
     return {"name": name, "records": records}
 
 
-def create_app(tables: Tables | None = None, records: Path | None = None) -> Starlette:
-    """The web app; ``tables`` holds its games (a new, empty set by default), ``records`` is the only
-    folder it reads records files from (none: only uploads)."""
-    tables = tables if tables is not None else Tables()
-    folder = RecordsFolder(records, MAX_UPLOAD)
+def create_app(settings: Settings | None = None, tables: Tables | None = None) -> Starlette:
+    """The web app under ``settings`` (a loopback server's by default); ``tables`` holds its games (a new,
+    empty set by default)."""
+    settings = settings or Settings()
+    tables = tables if tables is not None else Tables(settings.max_tables, settings.tables_per_client)
+    folder = RecordsFolder(settings.records, MAX_UPLOAD)
+    policy = AgentPolicy(settings.checkpoints, settings.agents, settings.limits)
+    pool = ThreadPoolExecutor(max_workers=settings.workers, thread_name_prefix="smear-web")
+    scorers: dict[str, Agent] = {}
+    scorers_lock = threading.Lock()
+
+    async def work(function: Callable[..., T], *args: Any) -> T:
+        """``function(*args)`` in the pool: the agents' thinking and the checks of files, off the event loop."""
+        return await asyncio.wrap_future(pool.submit(function, *args))
 
     def table_of(request: Request) -> Table:
         try:
@@ -111,12 +178,9 @@ def create_app(tables: Tables | None = None, records: Path | None = None) -> Sta
         return FileResponse(STATIC / "table.html")
 
     async def agents_list(request: Request) -> Response:
-        defaults = Rules()
+        limits = settings.limits
         return JSONResponse(
-            {
-                "agents": [{"id": e.id, "usage": e.usage(), "summary": e.summary} for e in registered()],
-                "rules": defaults.to_dict(),
-            }
+            {"agents": policy.offered(), "rules": Rules().to_dict(), "limits": limits.caps() | {"members": limits.members}}
         )
 
     async def new_table(request: Request) -> Response:
@@ -125,40 +189,51 @@ def create_app(tables: Tables | None = None, records: Path | None = None) -> Sta
         if unknown:
             return error(400, f"unknown field(s) {unknown}; allowed: seat, partner, opponents, rules, seed")
         seat, seed = body.get("seat", 0), body.get("seed")
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
-            return error(400, f"seed {seed!r}: a whole number, 0 or more (or null for a random one)")
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED):
+            return error(400, f"seed {str(seed)[:40]!r}: a whole number from 0 to 2**64 - 1 (or null for a random one)")
         specs = {name: body.get(name, "heuristic") for name in ("partner", "opponents")}
         for name, spec in specs.items():
             if not isinstance(spec, str) or not spec.strip():
-                return error(400, f"{name} {spec!r}: an agent spec such as heuristic, pimc, neural or search")
+                return error(400, f"{name} {str(spec)[:60]!r}: an agent spec such as heuristic, pimc, neural or search")
         rules_given = body.get("rules", {})
         if not isinstance(rules_given, dict):
-            return error(400, f'rules {rules_given!r}: an object of rule settings, e.g. {{"kitty_size": 2}}')
+            return error(400, f'rules {str(rules_given)[:60]!r}: an object of rule settings, e.g. {{"kitty_size": 2}}')
+        client = request.client.host if request.client else ""
         try:
             rules = Rules.from_dict(rules_given)
-            table = await run_in_threadpool(Table, seat, specs["partner"].strip(), specs["opponents"].strip(), rules, seed)
+            tables.make_room(client)
+            table = await work(
+                Table, seat, specs["partner"].strip(), specs["opponents"].strip(), rules, seed, policy.build, client
+            )
+            tables.add(table)
+        except TablesFullError as e:
+            return error(e.status, str(e))
         except (ValueError, TypeError) as e:
             return error(400, str(e))
-        tables.add(table)
-        return JSONResponse(table.state(), status_code=201)
+        return JSONResponse(table.shown, status_code=201)
 
     async def show(request: Request) -> Response:
-        table = table_of(request)
-        with table.lock:
-            return JSONResponse(table.state())
+        return JSONResponse(table_of(request).shown)  # as of the last finished move: never waits for thinking agents
 
     async def moved(table: Table, move: Callable[[], None]) -> Response:
-        """A move at ``table`` in a worker thread (agents may think a while), answered with the new state."""
+        """A move at ``table`` in the pool (agents may think a while), answered with the new state; a table
+        still busy with a move refuses another at once (no worker waits on it)."""
+        if not table.lock.acquire(blocking=False):
+            return error(409, "the table is still playing the last move: wait for its answer")
 
         def run() -> dict[str, Any]:
-            with table.lock:
+            try:
                 move()
-                return table.state()
+                return table.shown
+            finally:
+                table.lock.release()  # a plain Lock: released by the worker that made the move
 
         try:
-            return JSONResponse(await run_in_threadpool(run))
+            return JSONResponse(await work(run))
         except TableError as e:
             return error(409, str(e))
+        except ValueError as e:
+            return error(400, str(e))
 
     async def act(request: Request) -> Response:
         table = table_of(request)
@@ -173,8 +248,7 @@ def create_app(tables: Tables | None = None, records: Path | None = None) -> Sta
 
     async def table_records(request: Request) -> Response:
         table = table_of(request)
-        with table.lock:
-            lines = "".join(json.dumps(r, separators=(",", ":")) + "\n" for r in table.records())
+        lines = "".join(json.dumps(r, separators=(",", ":")) + "\n" for r in table.records())
         name = f"smear-{table.game.game_id}.jsonl"
         return Response(lines, media_type="application/jsonl", headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
@@ -189,7 +263,7 @@ def create_app(tables: Tables | None = None, records: Path | None = None) -> Sta
         return FileResponse(STATIC / "replay.html")
 
     async def records_list(request: Request) -> Response:
-        return JSONResponse({"folder": folder.shown, "files": await run_in_threadpool(folder.files)})
+        return JSONResponse({"folder": folder.shown, "files": await work(folder.files)})
 
     def named(request: Request, key: str = "name") -> str:
         name = request.query_params.get(key)
@@ -199,43 +273,55 @@ def create_app(tables: Tables | None = None, records: Path | None = None) -> Sta
 
     async def records_file(request: Request) -> Response:
         name = named(request)
-        text = await run_in_threadpool(folder.read, name)
-        return JSONResponse(await run_in_threadpool(checked, text, name))
+        text = await work(folder.read, name)
+        return JSONResponse(await work(checked, text, name))
 
     async def upload(request: Request) -> Response:
-        size = request.headers.get("content-length")
-        if size is not None and size.isdigit() and int(size) > MAX_UPLOAD:
-            raise HTTPException(413, f"the file is over the limit of {MAX_UPLOAD // 2**20} MiB")
-        raw = bytearray()
-        async for chunk in request.stream():
-            raw += chunk
-            if len(raw) > MAX_UPLOAD:
-                raise HTTPException(413, f"the file is over the limit of {MAX_UPLOAD // 2**20} MiB")
+        raw = await read_body(request, MAX_UPLOAD, "the file is")
         try:
             text = raw.decode()
         except UnicodeDecodeError:
             raise HTTPException(422, "the file is not UTF-8 text (hand records are JSON Lines)") from None
-        name = request.query_params.get("name", "upload.jsonl")
-        return JSONResponse(await run_in_threadpool(checked, text, name))
+        name = request.query_params.get("name", "upload.jsonl")[:200]
+        return JSONResponse(await work(checked, text, name))
 
     async def match(request: Request) -> Response:
         summary_name, records_name = named(request, "json"), named(request, "records")
         try:
-            summary = json.loads(await run_in_threadpool(folder.read, summary_name))
-        except json.JSONDecodeError as e:
-            raise HTTPException(422, f"{summary_name}: not JSON ({e.msg}); give the file of smear-eval --json") from None
+            summary = json.loads(await work(folder.read, summary_name))
+        except (ValueError, RecursionError) as e:
+            raise HTTPException(422, f"{summary_name}: not JSON ({str(e)[:200]}); give the file of smear-eval --json") from None
         if not isinstance(summary, dict) or "win_rate" not in summary or "agents" not in summary:
             raise HTTPException(422, f"{summary_name}: not a match summary (smear-eval --json writes one)")
-        loaded = await run_in_threadpool(checked, await run_in_threadpool(folder.read, records_name), records_name)
+        loaded = await work(checked, await work(folder.read, records_name), records_name)
+        mismatch = match_mismatch(summary, loaded["records"])
+        if mismatch:
+            raise HTTPException(422, f"{records_name} is not the records of the match {summary_name}: {mismatch}")
         return JSONResponse({"summary": summary, **loaded, "swings": match_swings(loaded["records"])})
+
+    def scorer(spec: str) -> Agent:
+        """The agent of ``spec`` for ``/api/explain``, kept (building a network agent takes a while)."""
+        with scorers_lock:
+            if spec not in scorers:
+                while len(scorers) >= SCORERS:
+                    del scorers[next(iter(scorers))]
+                scorers[spec] = policy.build(spec, "agent")
+            scorers[spec] = scorers.pop(spec)  # the most recently used last
+            return scorers[spec]
 
     async def explain_hand(request: Request) -> Response:
         body = await body_of(request, limit=MAX_BODY * 4)
         if set(body) - {"record", "agent"} or not isinstance(body.get("record"), dict):
             raise HTTPException(400, 'the body must be {"record": a hand record, "agent": a spec such as neural or search}')
         spec = body.get("agent", "neural")
+        if not isinstance(spec, str) or not spec.strip():
+            raise HTTPException(400, f"agent {str(spec)[:60]!r}: an agent spec such as neural, dmc or search")
         try:
-            values = await run_in_threadpool(explain, body["record"], spec)
+            check_hand(body["record"], alone=True)
+        except RecordError as e:
+            raise HTTPException(422, f"the record is not a hand record this server can replay: {e}") from None
+        try:
+            values = await work(lambda: explain(body["record"], scorer(spec.strip())))
         except ValueError as e:
             raise HTTPException(400, str(e)) from None
         return JSONResponse({"agent": spec, "decisions": values})
@@ -247,6 +333,14 @@ def create_app(tables: Tables | None = None, records: Path | None = None) -> Sta
     async def folder_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, FolderError)
         return error(exc.status, str(exc))
+
+    async def server_error(request: Request, exc: Exception) -> Response:
+        return error(500, "the server failed on this request (its log says why); the game is unchanged")
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        yield
+        pool.shutdown(wait=False, cancel_futures=True)
 
     routes = [
         Route("/", index),
@@ -265,28 +359,112 @@ def create_app(tables: Tables | None = None, records: Path | None = None) -> Sta
         Route("/api/explain", explain_hand, methods=["POST"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    return Starlette(routes=routes, exception_handlers={HTTPException: http_error, FolderError: folder_error})
+    handlers = {HTTPException: http_error, FolderError: folder_error, Exception: server_error}
+    return Starlette(
+        routes=routes,
+        exception_handlers=handlers,
+        middleware=[Middleware(Guard, hosts=settings.hosts)],
+        lifespan=lifespan,
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``smear-web [--host H] [--port P] [--records DIR]``: serve the table and the replay until Ctrl-C."""
-    parser = argparse.ArgumentParser(prog="smear-web", description="A browser table: play Smear against any agents.")
+    """``smear-web [--host H] [--port P] [--records DIR] ...``: serve the table and the replay until Ctrl-C."""
+    parser = argparse.ArgumentParser(
+        prog="smear-web",
+        description="A browser table: play Smear against the built-in agents. Everything a request may make the server "
+        "read, run or spend is set here, by the server's owner.",
+    )
     add_version_flag(parser)
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
     parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    parser.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="NAME[:PORT]",
+        help="a host name clients reach the server by (repeatable); needed with --host 0.0.0.0, where every other name is refused",
+    )
     parser.add_argument(
         "--records",
         metavar="DIR",
         help="the folder whose records files (and smear-eval --json files) the replay may open; nothing outside it",
     )
+    parser.add_argument(
+        "--checkpoints",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="a folder whose checkpoints a table may name, neural:NAME relative to it (repeatable); none by default",
+    )
+    parser.add_argument(
+        "--agent",
+        action="append",
+        default=[],
+        metavar="SPEC",
+        help="a spec a table may name beyond the built-ins, exactly as written, e.g. my_bot.py:Bot (repeatable): "
+        "its code runs in the server",
+    )
+    defaults = Limits()
+    parser.add_argument(
+        "--think-seconds",
+        type=float,
+        default=defaults.seconds,
+        help=f"most seconds= a table's agent may ask (default {defaults.seconds})",
+    )
+    parser.add_argument("--max-samples", type=int, default=defaults.samples, help=f"most samples= (default {defaults.samples})")
+    parser.add_argument(
+        "--max-rollouts",
+        type=int,
+        default=defaults.rollouts,
+        help=f"most rollouts= and play_rollouts= (default {defaults.rollouts})",
+    )
+    parser.add_argument("--workers", type=int, default=8, help="threads the agents think in, all tables together (default 8)")
+    parser.add_argument("--max-tables", type=int, default=MAX_TABLES, help=f"tables at once, all clients (default {MAX_TABLES})")
+    parser.add_argument(
+        "--tables-per-client",
+        type=int,
+        default=MAX_PER_CLIENT,
+        help=f"tables at once for one client address (default {MAX_PER_CLIENT})",
+    )
     args = parser.parse_args(argv)
     if args.records and not Path(args.records).is_dir():
         parser.error(f"--records {args.records}: not a folder")
+    for given in args.checkpoints:
+        if not Path(given).is_dir():
+            parser.error(f"--checkpoints {given}: not a folder")
+    for name, value in (
+        ("--workers", args.workers),
+        ("--max-tables", args.max_tables),
+        ("--tables-per-client", args.tables_per_client),
+    ):
+        if value < 1:
+            parser.error(f"{name} {value}: 1 or more")
+    if not args.think_seconds > 0 or args.max_samples < 1 or args.max_rollouts < 0:
+        parser.error("--think-seconds must be over 0, --max-samples 1 or more, --max-rollouts 0 or more")
+    hosts = [f"{name}:{args.port}" for name in LOOPBACK]
+    if args.host in ("0.0.0.0", "::", ""):
+        if not args.allowed_host:
+            parser.error(
+                f"--host {args.host} listens on every address: name the host names clients use with --allowed-host "
+                "(e.g. --allowed-host mylaptop.lan), so that no other site's name is answered"
+            )
+    elif args.host not in ("127.0.0.1", "localhost", "::1"):
+        hosts.append(f"[{args.host}]:{args.port}" if ":" in args.host else f"{args.host}:{args.port}")
+    settings = Settings(
+        hosts=tuple(hosts + args.allowed_host),
+        records=Path(args.records) if args.records else None,
+        checkpoints=tuple(Path(c) for c in args.checkpoints),
+        agents=tuple(args.agent),
+        limits=Limits(seconds=args.think_seconds, samples=args.max_samples, rollouts=args.max_rollouts),
+        workers=args.workers,
+        max_tables=args.max_tables,
+        tables_per_client=args.tables_per_client,
+    )
     import uvicorn
 
     print(f"smear-web: http://{args.host}:{args.port}/ (replays: /replay; Ctrl-C stops it)", file=sys.stderr)
-    app = create_app(records=Path(args.records) if args.records else None)
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level="warning")
     return 0
 
 

@@ -4,14 +4,13 @@ decision of a recorded hand, and the deal sets of an arena match whose two games
 from __future__ import annotations
 
 import threading
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from smear_env import IllegalActionError, action_name, observe, seat_view
 from smear_env.records import hand_actions, hand_start
 
-from ..base import Agent, load_agent
+from ..base import Agent
 
 SUFFIXES = (".jsonl", ".json")
 
@@ -31,7 +30,7 @@ class RecordsFolder:
     def __init__(self, root: Path | None, limit: int) -> None:
         self.root = root.resolve() if root is not None else None
         self.limit = limit
-        self.shown = str(root) if root is not None else None
+        self.shown = root.resolve().name if root is not None else None  # its name only: no server path to a client
 
     def _inside(self, path: Path) -> bool:
         assert self.root is not None
@@ -77,24 +76,15 @@ class RecordsFolder:
 _agent_lock = threading.Lock()
 
 
-@lru_cache(maxsize=8)
-def _scorer(spec: str) -> Agent:
-    agent = load_agent(spec)
-    if not callable(getattr(agent, "scores", None)):
-        raise ValueError(f"agent {spec!r} cannot value its choices; neural, neural:PATH, dmc and search can")
-    return agent
-
-
-def explain(record: dict[str, Any], spec: str) -> list[dict[str, Any]]:
-    """Each decision of a recorded hand with a choice: the step, the seat, the action made and ``spec``'s value
+def explain(record: dict[str, Any], agent: Agent) -> list[dict[str, Any]]:
+    """Each decision of a recorded hand with a choice: the step, the seat, the action made and ``agent``'s value
     of every legal action (in the agent's unit: a network's is the hand's expected score margin).
 
     Raises:
-        ValueError: the agent cannot value its choices, or the record is not a playable hand.
+        ValueError: the agent cannot value its choices or play these rules, or the record is not a playable hand.
     """
-    if not isinstance(spec, str) or not spec:
-        raise ValueError(f"agent {spec!r}: an agent spec such as neural, dmc or search")
-    agent = _scorer(spec)
+    if not callable(getattr(agent, "scores", None)):
+        raise ValueError(f"agent {agent.name!r} cannot value its choices; neural, neural:PATH, dmc and search can")
     try:
         game, actions = hand_start(record), hand_actions(record)
     except (KeyError, TypeError, ValueError, IndexError) as e:
@@ -121,6 +111,25 @@ def explain(record: dict[str, Any], spec: str) -> list[dict[str, Any]]:
             except IllegalActionError as e:
                 raise ValueError(f"the record's hand is not legal at step {step}: {e}") from None
     return decisions
+
+
+def match_mismatch(summary: dict[str, Any], records: list[dict[str, Any]]) -> str | None:
+    """Why ``records`` are not the hands of the arena match ``summary`` describes (None when they are): the
+    same number of hands and games, the same rules, game ids of the match's seed (``smear-eval --json`` and
+    ``--records`` of one run)."""
+    seeds = summary.get("seed")
+    seeds = seeds if isinstance(seeds, list) else [seeds]
+    labels = {f"{s:x}" for s in seeds if isinstance(s, int) and not isinstance(s, bool) and s >= 0}
+    games = {r["game_id"] for r in records}
+    if summary.get("hands") != len(records):
+        return f"the summary counts {str(summary.get('hands'))[:20]} hands, the records file holds {len(records)}"
+    if summary.get("games") != len(games):
+        return f"the summary counts {str(summary.get('games'))[:20]} games, the records file holds {len(games)}"
+    if any(r["rules"] != summary.get("rules") for r in records):
+        return "the records were played under other rules than the summary's"
+    if not labels or any(g.split("-")[0] not in labels or g[-2:] not in ("-A", "-B") for g in games):
+        return "the records' game ids are not those of the summary's seed (an arena match's game ids end in -A or -B)"
+    return None
 
 
 def match_swings(records: list[dict[str, Any]], most: int = 10) -> list[dict[str, Any]]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import secrets
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import asdict
 from typing import Any
 
@@ -22,28 +23,56 @@ from ..base import Agent, load_agent
 from ..play_cli import after_move, announce
 
 MAX_TABLES = 200
-"""Tables kept at once; the least recently used one is dropped past this."""
+"""Tables kept at once, all clients together."""
+MAX_PER_CLIENT = 32
+"""Tables one client (one address) may keep at once."""
 IDLE_SECONDS = 6 * 3600.0
 """A table nobody touched for this long is dropped."""
+EVICTABLE_SECONDS = 15 * 60.0
+"""A table nobody touched for this long may make room for a new one (a finished game may at once)."""
+PERSON = "person"
+"""What a table's records call the person's seat among the agents' specs."""
 
 
 class TableError(ValueError):
-    """A request a table refuses (an illegal or out-of-range action, a move out of turn); the game is unchanged."""
+    """A request a table refuses (an illegal move, a move out of turn); the game is unchanged."""
+
+
+class TablesFullError(Exception):
+    """No room for another table, and none that may be dropped (all are in play); the HTTP status says whose limit."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 class Table:
-    """One game: the person's seat, the agents' specs, the rules; every move is made here."""
+    """One game: the person's seat, the agents' specs, the rules; every move is made here.
 
-    def __init__(self, seat: int, partner: str, opponents: str, rules: Rules, seed: int | None = None) -> None:
+    ``build(spec, role)`` makes each agent (by default :func:`agents.load_agent`; ``smear-web`` passes
+    what its owner allows, :class:`agents.web.policy.AgentPolicy`)."""
+
+    def __init__(
+        self,
+        seat: int,
+        partner: str,
+        opponents: str,
+        rules: Rules,
+        seed: int | None = None,
+        build: Callable[[str, str], Agent] | None = None,
+        client: str = "",
+    ) -> None:
         if isinstance(seat, bool) or not isinstance(seat, int) or seat not in range(4):
-            raise TableError(f"seat {seat!r}: one of 0, 1, 2, 3")
+            raise ValueError(f"seat {seat!r}: one of 0, 1, 2, 3")
+        build = build or (lambda spec, role: load_agent(spec))
         self.id = secrets.token_urlsafe(18)
+        self.client = client
         self.seat = seat
         self.rules = rules
         self.specs = {(seat + 2) % 4: partner, (seat + 1) % 4: opponents, (seat + 3) % 4: opponents}
         self.agents: dict[int, Agent] = {}
         for other, spec in self.specs.items():
-            agent = load_agent(spec)  # a ValueError naming the allowed ids and options
+            agent = build(spec, "partner" if other == (seat + 2) % 4 else "opponents")  # a ValueError naming what is allowed
             agent.check_rules(rules)
             self.agents[other] = agent
         entropy = run_entropy(seed)
@@ -55,6 +84,8 @@ class Table:
         self.lock = threading.Lock()
         self.touched = time.monotonic()
         self._advance()
+        self.shown = self.state()
+        """The state as of the last finished move: what a GET answers without waiting for agents that think."""
 
     # ------------------------------------------------------------------ moves
     def _move(self, seat: int, action: int) -> None:
@@ -76,9 +107,10 @@ class Table:
             self._move(seat, action)
 
     def act(self, action: Any) -> None:
-        """The person's move; a :class:`TableError` naming what is allowed if it is not one now."""
-        if isinstance(action, bool) or not isinstance(action, int):
-            raise TableError(f"action {action!r}: an action id, a whole number from 0 to 71")
+        """The person's move; a ValueError if it is not an action id, a :class:`TableError` naming the legal
+        moves if it is not one of them now."""
+        if isinstance(action, bool) or not isinstance(action, int) or not 0 <= action < 72:
+            raise ValueError(f"action {action!r}: an action id, a whole number from 0 to 71")
         if self.summary is not None:
             raise TableError("the hand is over: go on to the next hand (POST .../continue) first")
         if self.game.game_over:
@@ -86,11 +118,10 @@ class Table:
         legal = self.game.legal_actions()
         if action not in legal:
             allowed = ", ".join(f"{a} ({action_name(a)})" for a in legal)
-            raise TableError(
-                f"action {action} ({action_name(action) if 0 <= action < 72 else 'no such action'}) is not legal now; legal: {allowed}"
-            )
+            raise TableError(f"action {action} ({action_name(action)}) is not legal now; legal: {allowed}")
         self._move(self.seat, action)
         self._advance()
+        self.shown = self.state()
 
     def go_on(self) -> None:
         """Leave a hand's summary: the agents play on to the person's next turn."""
@@ -100,6 +131,7 @@ class Table:
         if not self.game.game_over:
             self.log = [f"Hand {self.game.hand_index}: seat {self.game.dealer} deals."]  # this hand's moves only
         self._advance()
+        self.shown = self.state()
 
     # ------------------------------------------------------------------ what the person sees
     def state(self) -> dict[str, Any]:
@@ -131,7 +163,7 @@ class Table:
             "view": plain,
             "tally": tally,
             "point_rules": point_rules(self.rules),
-            "log": self.log,
+            "log": list(self.log),
             "summary": self.summary,
             "game_over": game.game_over and self.summary is None,
             "final_scores": list(game.scores) if game.game_over else None,
@@ -140,28 +172,59 @@ class Table:
         }
 
     def records(self) -> list[dict[str, Any]]:
-        """The hand records of the hands finished so far (all of them face up: they are over)."""
-        return list(self.game.records)
+        """The hand records of the hands finished so far (all of them face up: they are over), each with
+        ``agents``: who sat where (the agents' specs, ``person`` for the person's seat)."""
+        seats = [PERSON if s == self.seat else self.specs[s] for s in range(4)]
+        return [dict(record, agents=seats) for record in list(self.game.records)]
+
+    def evictable(self, now: float) -> bool:
+        """Whether this table may make room for another: its game is over, or nobody touched it for a while."""
+        return self.game.game_over or now - self.touched > EVICTABLE_SECONDS
 
 
 class Tables:
-    """The tables of one server, by their unguessable ids; the least recently used go past :data:`MAX_TABLES`."""
+    """The tables of one server, by their unguessable ids. There is room for ``limit`` tables, ``per_client``
+    of them for one client; a new table takes the room of a finished or long idle one (the least recently
+    touched first, the client's own first), never of a game in play."""
 
-    def __init__(self, limit: int = MAX_TABLES, idle_seconds: float = IDLE_SECONDS) -> None:
-        self.limit, self.idle_seconds = limit, idle_seconds
+    def __init__(self, limit: int = MAX_TABLES, per_client: int = MAX_PER_CLIENT, idle_seconds: float = IDLE_SECONDS) -> None:
+        self.limit, self.per_client, self.idle_seconds = limit, per_client, idle_seconds
         self._tables: dict[str, Table] = {}
         self._lock = threading.Lock()
 
-    def add(self, table: Table) -> Table:
-        """Keep ``table``, dropping idle ones and, past the limit, the least recently used."""
+    def make_room(self, client: str) -> None:
+        """Drop what may be dropped so that ``client`` can open a table; :class:`TablesFullError` if nothing may."""
         with self._lock:
-            now = time.monotonic()
-            for key in [k for k, t in self._tables.items() if now - t.touched > self.idle_seconds]:
-                del self._tables[key]
-            while len(self._tables) >= self.limit:
-                del self._tables[min(self._tables, key=lambda k: self._tables[k].touched)]
+            self._make_room(client)
+
+    def add(self, table: Table) -> Table:
+        """Keep ``table``, dropping what may be dropped to make room; :class:`TablesFullError` if there is none."""
+        with self._lock:
+            self._make_room(table.client)
             self._tables[table.id] = table
         return table
+
+    def _make_room(self, client: str) -> None:
+        now = time.monotonic()
+        for key in [k for k, t in self._tables.items() if now - t.touched > self.idle_seconds]:
+            del self._tables[key]
+        own = [t for t in self._tables.values() if t.client == client]
+        if len(own) >= self.per_client and not self._drop(own, now):
+            raise TablesFullError(
+                429,
+                f"you have {len(own)} tables in play here, this server's limit for one client: "
+                "finish or abandon one (DELETE /api/tables/ID) first",
+            )
+        if len(self._tables) >= self.limit and not self._drop(list(self._tables.values()), now):
+            raise TablesFullError(503, f"the server is full: {len(self._tables)} tables in play, its limit; try again later")
+
+    def _drop(self, tables: list[Table], now: float) -> bool:
+        """Drop the least recently touched of ``tables`` that may make room; whether there was one."""
+        candidates = [t for t in tables if t.evictable(now)]
+        if not candidates:
+            return False
+        del self._tables[min(candidates, key=lambda t: t.touched).id]
+        return True
 
     def get(self, table_id: str) -> Table:
         """The table of ``table_id``; a KeyError if there is none (never another table's)."""
@@ -174,3 +237,6 @@ class Tables:
         """Abandon a table (a KeyError if there is none)."""
         with self._lock:
             del self._tables[table_id]
+
+    def __len__(self) -> int:
+        return len(self._tables)

@@ -1,26 +1,47 @@
 // What both pages of smear-web share: cards drawn with CSS, the JSON API, an agent's values of a decision.
+// Every piece of data goes into the page as text (textContent, never innerHTML): a name in a records
+// file is shown, never run.
 "use strict";
 
 const SUIT = { C: "\u2663", D: "\u2666", H: "\u2665", S: "\u2660" };
 const SUIT_NAME = { C: "clubs", D: "diamonds", H: "hearts", S: "spades" };
 const $ = (id) => document.getElementById(id);
 
-function cardEl(card, opts = {}) {
-  const el = document.createElement(opts.onClick ? "button" : "span");
-  const rank = card[0] === "T" ? "10" : card[0];
-  el.className = "card " + (card[1] === "H" || card[1] === "D" ? "red" : "black");
-  el.dataset.card = card;
-  if (opts.seat !== undefined) el.dataset.seat = opts.seat;
-  el.setAttribute("aria-label", `${rank} of ${SUIT_NAME[card[1]]}`);
-  el.innerHTML = `<span class="rank">${rank}</span><span class="suit">${SUIT[card[1]]}</span>`;
-  if (opts.onClick) {
-    el.type = "button";
-    el.classList.add("legal");
-    el.addEventListener("click", opts.onClick);
+// An element with attributes and children (strings become text nodes).
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (key === "class") node.className = value;
+    else if (key === "text") node.textContent = value;
+    else if (key.startsWith("data-")) node.dataset[key.slice(5).replace(/-(.)/g, (_, c) => c.toUpperCase())] = value;
+    else node.setAttribute(key, value);
   }
-  if (opts.dim) el.classList.add("dim");
-  if (opts.small) el.classList.add("small");
-  return el;
+  for (const child of children) node.append(child);
+  return node;
+}
+
+// A signed number as text with a real minus sign: 3 -> "3", -14 -> "\u221214".
+const signed = (n) => (n < 0 ? "\u2212" + Math.abs(n) : String(n));
+// Two teams' scores: "3 to \u22122".
+const scores = (pair) => `${signed(pair[0])} to ${signed(pair[1])}`;
+
+function cardEl(card, opts = {}) {
+  const node = document.createElement(opts.onClick ? "button" : "span");
+  const rank = card[0] === "T" ? "10" : card[0];
+  node.className = "card " + (card[1] === "H" || card[1] === "D" ? "red" : "black");
+  node.dataset.card = card;
+  if (opts.seat !== undefined) node.dataset.seat = opts.seat;
+  node.setAttribute("aria-label", `${rank} of ${SUIT_NAME[card[1]] || card[1]}`);
+  node.append(el("span", { class: "rank", text: rank }), el("span", { class: "suit", text: SUIT[card[1]] || card[1] }));
+  if (opts.onClick) {
+    node.type = "button";
+    node.classList.add("legal");
+    node.addEventListener("click", opts.onClick);
+  }
+  if (opts.dim) node.classList.add("dim");
+  if (opts.small) node.classList.add("small");
+  if (opts.mark) node.classList.add(opts.mark);
+  return node;
 }
 
 async function api(method, path, body, raw) {
@@ -31,31 +52,33 @@ async function api(method, path, body, raw) {
   try {
     data = await response.json();
   } catch (e) {
-    throw new Error(`${response.status} ${response.statusText}`);
+    throw Object.assign(new Error(`${response.status} ${response.statusText}`), { status: response.status });
   }
-  if (!response.ok) throw new Error(data.error || response.statusText);
+  if (!response.ok) throw Object.assign(new Error(data.error || response.statusText), { status: response.status });
   return data;
 }
 
 function showError(message) {
-  const el = $("error");
-  el.textContent = message || "";
-  el.hidden = !message;
+  const node = $("error");
+  node.textContent = message || "";
+  node.hidden = !message;
 }
+
+// What an agent's values mean, said once beside them.
+const VALUES_LEGEND =
+  "Values are in points of the hand's score margin: what the agent expects the hand to change its team's score by, " +
+  "minus the other team's (+1.000 = one point better for the seat's team). The highest is its choice; the action made is marked.";
 
 // A decision's values as a small table, best first, the action made marked.
 function valuesEl(decision, who) {
-  const box = document.createElement("div");
-  box.className = "values";
-  const head = document.createElement("div");
-  head.textContent = `${who}: ${decision.action}`;
-  box.appendChild(head);
-  const table = document.createElement("table");
+  const box = el("div", { class: "values" }, el("div", { text: `${who}: ${decision.action}` }));
+  const table = el("table");
+  table.append(el("caption", { class: "sr-only", text: "points of score margin" }));
   const ranked = Object.entries(decision.values).sort((a, b) => b[1] - a[1]);
   for (const [name, value] of ranked) {
     const row = table.insertRow();
     row.insertCell().textContent = name;
-    row.insertCell().textContent = (value >= 0 ? "+" : "") + value.toFixed(3);
+    row.insertCell().textContent = (value >= 0 ? "+" : "\u2212") + Math.abs(value).toFixed(3) + " pt";
     if (name === decision.action) row.className = "chosen";
   }
   box.appendChild(table);

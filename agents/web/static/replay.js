@@ -33,7 +33,7 @@ function eventsOf(r) {
   });
   const points = Object.entries(r.points).map(([k, team]) => `${k} ${team === null ? "nobody" : "team " + team}`).join(", ");
   list.push({
-    text: `Bid ${r.made_bid ? "made" : "SET"}. ${points}. Game-count ${r.game_count[0]} to ${r.game_count[1]}. Score ${r.score_before.join("-")} \u2192 ${r.score_after.join("-")}${r.game_over ? `; game over, team ${r.winner} wins` : ""}.`,
+    text: `Bid ${r.made_bid ? "made" : "SET"}. ${points}. Game-count ${r.game_count[0]} to ${r.game_count[1]}. Score (team 0 to team 1) ${scores(r.score_before)} \u2192 ${scores(r.score_after)}${r.game_over ? `; game over, team ${r.winner} wins` : ""}.`,
     kind: "end",
   });
   return list;
@@ -66,47 +66,37 @@ function draw() {
   }
   $("hand-title").textContent =
     `${r.game_id}, hand ${r.hand_index}: ` + (r.redeal ? "all passed" : `seat ${r.bidder} bid ${r.bid} in ${SUIT_NAME[r.trump]}, ${r.made_bid ? "made" : "set"}`) +
-    ` \u00b7 score before ${r.score_before.join("-")}`;
+    ` \u00b7 score before (team 0 to team 1) ${scores(r.score_before)}`;
   for (let seat = 0; seat < 4; seat++) {
-    const el = $(`seat-${POSITION[seat]}`);
-    el.innerHTML = "";
-    const who = document.createElement("div");
-    who.className = "who" + (events[step + 1] && events[step + 1].seat === seat ? " to-act" : "");
-    who.textContent = seatLabel(r, seat) + (bids[seat].length ? ` \u00b7 ${bids[seat].join(", ")}` : "");
-    el.appendChild(who);
-    const hand = document.createElement("div");
-    hand.className = "open-hand";
-    for (const card of held[seat]) hand.appendChild(cardEl(card, { small: true, dim: gone.has(card), seat }));
-    el.appendChild(hand);
+    const who = el("div", {
+      class: "who" + (events[step + 1] && events[step + 1].seat === seat ? " to-act" : ""),
+      text: seatLabel(r, seat) + (bids[seat].length ? ` \u00b7 ${bids[seat].join(", ")}` : ""),
+    });
+    const hand = el("div", { class: "open-hand" }, ...held[seat].map((card) => cardEl(card, { small: true, dim: gone.has(card), seat })));
+    $(`seat-${POSITION[seat]}`).replaceChildren(who, hand);
   }
-  const t = $("trick");
-  t.innerHTML = "";
-  for (const [seat, card] of trick) {
-    const slot = document.createElement("div");
-    slot.className = `slot ${POSITION[seat]}`;
-    slot.appendChild(cardEl(card, { seat }));
-    t.appendChild(slot);
-  }
-  const list = $("tricks-list");
-  list.innerHTML = "";
-  doneTricks.forEach((tr, i) => {
-    const row = document.createElement("div");
-    row.className = "done-trick";
-    row.dataset.trick = i;
-    row.append(`Trick ${i + 1}: `);
-    for (const [seat, card] of tr.plays) row.appendChild(cardEl(card, { seat, small: true }));
-    row.append(` won by seat ${tr.winner}`);
-    list.appendChild(row);
-  });
+  $("trick").replaceChildren(...trick.map(([seat, card]) => el("div", { class: `slot ${POSITION[seat]}` }, cardEl(card, { seat }))));
+  $("tricks-list").replaceChildren(
+    ...doneTricks.map((tr, i) =>
+      el(
+        "div",
+        { class: "done-trick", "data-trick": i },
+        `Trick ${i + 1}: `,
+        ...tr.plays.map(([seat, card]) => cardEl(card, { seat, small: true })),
+        ` won by seat ${tr.winner}`,
+      ),
+    ),
+  );
   const e = events[step];
   $("event").textContent = e.text;
   $("slider").max = events.length - 1;
   $("slider").value = step;
   $("step-text").textContent = `step ${step} of ${events.length - 1}`;
   const box = $("decision-values");
-  box.innerHTML = "";
+  box.replaceChildren();
   const next = events[step + 1];
   if (values && next && next.action !== undefined && values[next.action]) box.appendChild(valuesEl(values[next.action], `seat ${next.seat}'s decision`));
+  $("values-legend").hidden = !values;
 }
 
 function open(index) {
@@ -128,15 +118,13 @@ function applyFilters() {
     .filter(([r]) => (bidder === "" || String(r.bidder) === bidder) && (bid === "" || String(r.bid) === bid))
     .filter(([r]) => made === "" || (made === "redeal" ? r.redeal : !r.redeal && (made === "made") === r.made_bid))
     .map(([, i]) => i);
-  const pick = $("hand-pick");
-  pick.innerHTML = "";
-  for (const i of shown) {
-    const r = records[i];
-    const o = document.createElement("option");
-    o.value = i;
-    o.textContent = `${r.game_id} #${r.hand_index}` + (r.redeal ? " (redeal)" : ` seat ${r.bidder} bid ${r.bid} ${r.made_bid ? "made" : "set"}`);
-    pick.appendChild(o);
-  }
+  $("hand-pick").replaceChildren(
+    ...shown.map((i) => {
+      const r = records[i];
+      const text = `${r.game_id} #${r.hand_index}` + (r.redeal ? " (redeal)" : ` seat ${r.bidder} bid ${r.bid} ${r.made_bid ? "made" : "set"}`);
+      return el("option", { value: i, text });
+    }),
+  );
   $("hand-count").textContent = `${shown.length} of ${records.length} hands`;
   if (shown.length) open(shown.includes(current) ? current : shown[0]);
 }
@@ -147,7 +135,7 @@ function load(data, match) {
   $("status").textContent = `${data.name}: ${records.length} hands`;
   const box = $("match-summary");
   box.hidden = !match;
-  box.innerHTML = "";
+  box.replaceChildren();
   if (match) drawMatch(match, box);
   current = null;
   applyFilters();
@@ -156,50 +144,49 @@ function load(data, match) {
 function drawMatch(match, box) {
   const s = match.summary;
   const [a, b] = s.agents;
-  const p = (x) => x.toFixed(3);
-  const head = document.createElement("div");
-  head.innerHTML = `<h2>A = ${a} vs B = ${b}</h2>`;
-  const line = document.createElement("p");
-  line.id = "win-rate";
-  line.textContent =
-    `${s.games} games (${s.deal_sets} deal sets, seed ${s.seed}): win rate of A ${p(s.win_rate)} [${p(s.win_rate_ci95[0])}, ${p(s.win_rate_ci95[1])}], ` +
-    `margin ${s.score_margin_per_game.toFixed(2)} a game, ${s.score_margin_per_hand.toFixed(3)} a hand` + (s.smear_rl_version ? ` (smear-rl ${s.smear_rl_version})` : "");
-  head.appendChild(line);
-  const table = document.createElement("table");
-  table.className = "figures";
-  table.innerHTML = "<tr><th></th><th>High</th><th>Low</th><th>Jack</th><th>Game</th><th>bid 2 / made</th><th>bid 3 / made</th><th>bid 4 / made</th></tr>";
+  const p = (x) => (typeof x === "number" ? x.toFixed(3) : "-");
+  const head = el("div", {}, el("h2", { text: `A = ${a} vs B = ${b}` }));
+  head.append(
+    el("p", {
+      id: "win-rate",
+      text:
+        `${s.games} games (${s.deal_sets} deal sets, seed ${s.seed}): win rate of A ${p(s.win_rate)} [${p(s.win_rate_ci95[0])}, ${p(s.win_rate_ci95[1])}], ` +
+        `margin ${signed(Number(s.score_margin_per_game.toFixed(2)))} a game, ${signed(Number(s.score_margin_per_hand.toFixed(3)))} a hand` +
+        (s.smear_rl_version ? ` (smear-rl ${s.smear_rl_version})` : ""),
+    }),
+  );
+  const table = el("table", { class: "figures" });
+  table.append(el("caption", { class: "note", text: "Points a hand by category, and how often each side bid each level and made it" }));
+  const header = table.insertRow();
+  for (const title of ["", "High", "Low", "Jack", "Game", "bid 2 / made", "bid 3 / made", "bid 4 / made"]) header.append(el("th", { text: title }));
   for (const [side, name] of [["A", a], ["B", b]]) {
-    const pts = s.points_by_category[name];
+    const pts = (s.points_by_category || {})[name] || {};
     const row = table.insertRow();
     row.insertCell().textContent = side;
     for (const c of ["high", "low", "jack", "game"]) row.insertCell().textContent = p(pts[c]);
     for (const level of ["2", "3", "4"]) {
-      const made = s.made_bid_rate[name][level];
-      row.insertCell().textContent = `${p(s.bid_rate[name][level])} / ${made === null ? "-" : p(made)}`;
+      const made = ((s.made_bid_rate || {})[name] || {})[level];
+      row.insertCell().textContent = `${p(((s.bid_rate || {})[name] || {})[level])} / ${made === null ? "-" : p(made)}`;
     }
   }
-  head.appendChild(table);
-  const swings = document.createElement("div");
-  swings.innerHTML = "<h3>The hands whose two games differed most (A's margin with one set of cards plus with the other)</h3>";
-  const ol = document.createElement("ol");
-  ol.id = "swings";
+  head.append(el("div", { class: "figures-wrap" }, table));
+  const ol = el("ol", { id: "swings" });
   for (const sw of match.swings) {
-    const li = document.createElement("li");
-    li.append(`deal set ${sw.deal_set}, hand ${sw.hand_index}: ${sw.swing >= 0 ? "+" : ""}${sw.swing} for A (${sw.margins.join(" and ")}) `);
+    const li = el("li", {
+      text: `deal set ${sw.deal_set}, hand ${sw.hand_index}: ${sw.swing >= 0 ? "+" : "\u2212"}${Math.abs(sw.swing)} for A (${sw.margins.map(signed).join(" and ")}) `,
+    });
     sw.records.forEach((index, k) => {
-      const button = document.createElement("button");
-      button.type = "button";
-      button.textContent = k === 0 ? "game A" : "game B";
+      const button = el("button", { type: "button", text: k === 0 ? "game A" : "game B" });
       button.addEventListener("click", () => {
         for (const f of ["f-bidder", "f-bid", "f-made"]) $(f).value = "";
         applyFilters();
         open(index);
       });
-      li.appendChild(button);
+      li.append(button);
     });
-    ol.appendChild(li);
+    ol.append(li);
   }
-  swings.appendChild(ol);
+  const swings = el("div", {}, el("h3", { text: "The hands whose two games differed most (A's margin with one set of cards plus with the other)" }), ol);
   box.append(head, swings);
 }
 
@@ -216,23 +203,15 @@ async function listFiles() {
   const data = await api("GET", "/api/records");
   $("folder").textContent = data.folder ? `in ${data.folder}` : "No records folder (smear-web --records DIR); upload a file.";
   const list = $("file-list");
-  list.innerHTML = "";
-  for (const selectId of ["match-json", "match-records"]) $(selectId).innerHTML = "";
+  list.replaceChildren();
+  for (const selectId of ["match-json", "match-records"]) $(selectId).replaceChildren();
   for (const f of data.files) {
-    const li = document.createElement("li");
-    const button = document.createElement("button");
-    button.type = "button";
-    button.className = "file";
-    button.textContent = f.name;
-    button.dataset.name = f.name;
     if (f.name.endsWith(".jsonl")) {
+      const button = el("button", { type: "button", class: "file", text: f.name, "data-name": f.name });
       button.addEventListener("click", () => guarded(async () => load(await api("GET", `/api/records/file?name=${encodeURIComponent(f.name)}`))));
-      li.appendChild(button);
-      list.appendChild(li);
+      list.append(el("li", {}, button));
     }
-    const o = document.createElement("option");
-    o.value = o.textContent = f.name;
-    $(f.name.endsWith(".json") ? "match-json" : "match-records").appendChild(o);
+    $(f.name.endsWith(".json") ? "match-json" : "match-records").append(el("option", { value: f.name, text: f.name }));
   }
   const json = $("match-json");
   json.addEventListener("change", () => {
@@ -283,4 +262,5 @@ $("explain-hand").addEventListener("click", () =>
   }),
 );
 
+$("values-legend").textContent = VALUES_LEGEND;
 guarded(listFiles);

@@ -5,17 +5,9 @@
 let tableId = null;
 let state = null;
 let busy = false;
+let heard = []; // the log lines already announced to a screen reader
 
-function backs(n) {
-  const wrap = document.createElement("span");
-  wrap.className = "backs";
-  for (let i = 0; i < n; i++) {
-    const b = document.createElement("span");
-    b.className = "card back";
-    wrap.appendChild(b);
-  }
-  return wrap;
-}
+const CARD_NAME = /^(?:discard )?([2-9TJQKA][CDHS])$/; // a card action: played, or discarded
 
 function relative(seat) {
   return ["bottom", "left", "top", "right"][(seat - state.seat + 4) % 4];
@@ -27,171 +19,220 @@ function seatName(seat) {
   return `${who} (seat ${seat}, ${state.agents[String(seat)]})`;
 }
 
+// "You" or "Seat 2" as the subject of a sentence about a finished hand.
+const subject = (seat) => (seat === state.seat ? "You" : `Seat ${seat}`);
+
+function backs(n) {
+  const wrap = el("span", { class: "backs", "aria-label": `${n} cards` });
+  for (let i = 0; i < n; i++) wrap.append(el("span", { class: "card back" }));
+  return wrap;
+}
+
 function draw() {
   const v = state.view;
   $("setup").hidden = true;
-  $("table").hidden = false;
   $("side").hidden = false;
   $("records").href = `/api/tables/${tableId}/records`;
+  const over = state.game_over;
+  const summary = !!state.summary;
+  $("table").hidden = over || summary; // a finished hand or game replaces the table (the next hand's cards stay out of sight)
+  drawSummary();
+  drawOver();
+  if (!over && !summary) drawTable(v);
+  drawLog(); // last: the layout above settles the log's width, and so its height
+  announce();
+  keepFocus();
+}
+
+function drawTable(v) {
   const me = state.seat & 1;
   const trump = v.trump ? `trump ${SUIT[v.trump]} ${SUIT_NAME[v.trump]}` : "no trump yet";
   const bid = v.bidder === null ? "no bid yet" : `seat ${v.bidder} bid ${v.bid}`;
-  $("scoreboard").innerHTML = "";
-  const board = document.createElement("div");
-  board.innerHTML =
-    `<span class="score">Us ${v.scores[me]} \u2013 Them ${v.scores[1 - me]}</span> ` +
-    `<span>to ${v.rules.target_score}</span> <span>hand ${v.hand_index}, dealer seat ${v.dealer}</span> ` +
-    `<span id="contract">${bid}; ${trump}</span>`;
-  $("scoreboard").appendChild(board);
+  const board = $("scoreboard");
+  board.replaceChildren(
+    el(
+      "div",
+      {},
+      el("span", { class: "score", text: `Us ${signed(v.scores[me])} \u2013 Them ${signed(v.scores[1 - me])}` }),
+      el("span", { text: `to ${v.rules.target_score}` }),
+      el("span", { text: `hand ${v.hand_index}, dealer seat ${v.dealer}` }),
+      el("span", { id: "contract", text: `${bid}; ${trump}` }),
+    ),
+  );
   if (state.tally) {
     const t = state.tally;
     const side = (team) => (team === null ? "nobody yet" : team === me ? "us" : "them");
-    const tally = document.createElement("div");
-    tally.id = "tally";
-    tally.textContent =
-      `Tricks us ${t.tricks[me]}, them ${t.tricks[1 - me]} \u00b7 High: ${side(t.high)} \u00b7 Low: ${side(t.low)} ` +
-      `\u00b7 Jack: ${side(t.jack)} \u00b7 Game-count us ${t.game_count[me]}, them ${t.game_count[1 - me]}`;
-    $("scoreboard").appendChild(tally);
+    board.append(
+      el("div", {
+        id: "tally",
+        text:
+          `Tricks us ${t.tricks[me]}, them ${t.tricks[1 - me]} \u00b7 High: ${side(t.high)} \u00b7 Low: ${side(t.low)} ` +
+          `\u00b7 Jack: ${side(t.jack)} \u00b7 Game-count us ${t.game_count[me]}, them ${t.game_count[1 - me]}`,
+      }),
+    );
   }
   for (let seat = 0; seat < 4; seat++) {
-    const el = $(`seat-${relative(seat)}`);
-    el.innerHTML = "";
-    const label = document.createElement("div");
-    label.className = "who" + (v.to_act === seat && !state.summary ? " to-act" : "");
     const bids = v.bids.filter(([s]) => s === seat).map(([, b]) => (b === 0 ? "pass" : `bid ${b}`));
-    label.textContent = seatName(seat) + (seat === v.dealer ? " \u00b7 dealer" : "") + (bids.length ? ` \u00b7 ${bids.join(", ")}` : "");
-    el.appendChild(label);
-    if (seat !== state.seat) el.appendChild(backs(v.hand_sizes[seat]));
-    if (seat === v.bidder && v.num_discards && seat !== state.seat) {
-      const d = document.createElement("div");
-      d.className = "note";
-      d.textContent = `discarded ${v.num_discards} face down`;
-      el.appendChild(d);
-    }
+    const label = el("div", {
+      class: "who" + (v.to_act === seat ? " to-act" : ""),
+      text: seatName(seat) + (seat === v.dealer ? " \u00b7 dealer" : "") + (bids.length ? ` \u00b7 ${bids.join(", ")}` : ""),
+    });
+    const box = $(`seat-${relative(seat)}`);
+    box.replaceChildren(label);
+    if (seat !== state.seat) box.append(backs(v.hand_sizes[seat]));
+    if (seat === v.bidder && v.num_discards && seat !== state.seat) box.append(el("div", { class: "note", text: `discarded ${v.num_discards} face down` }));
   }
-  const trick = $("trick");
-  trick.innerHTML = "";
-  for (const [seat, card] of v.trick) {
-    const slot = document.createElement("div");
-    slot.className = `slot ${relative(seat)}`;
-    slot.appendChild(cardEl(card, { seat }));
-    trick.appendChild(slot);
+  $("trick").replaceChildren(...v.trick.map(([seat, card]) => el("div", { class: `slot ${relative(seat)}` }, cardEl(card, { seat }))));
+  drawLastTrick(v);
+  // The legal card actions (a card to play, or to discard) are the cards themselves.
+  const byCard = new Map();
+  for (const a of v.legal_actions) {
+    const m = CARD_NAME.exec(a.name);
+    if (m) byCard.set(m[1], a.id);
   }
-  const legal = new Map(v.legal_actions.map((a) => [a.name, a.id]));
+  const choosing = byCard.size > 0;
   const hand = $("hand");
-  hand.innerHTML = "";
-  for (const card of v.hand) {
-    const id = legal.get(card);
-    hand.appendChild(cardEl(card, id === undefined ? { dim: v.legal_actions.length > 0 } : { onClick: () => send(id) }));
-    if (id !== undefined) hand.lastChild.dataset.action = id;
-  }
+  hand.replaceChildren(
+    ...v.hand.map((card) => {
+      const id = byCard.get(card);
+      if (id === undefined) return cardEl(card, { dim: choosing }); // plain while bidding or declaring trump
+      const node = cardEl(card, { onClick: () => send(id) });
+      node.dataset.action = id;
+      node.setAttribute("aria-label", `${v.phase === "discard" ? "Discard" : "Play"} the ${node.getAttribute("aria-label")}`);
+      return node;
+    }),
+  );
   if (v.picked_up && v.picked_up.length) {
-    const p = document.createElement("div");
-    p.className = "note";
-    p.textContent = `You picked up ${v.picked_up.join(" ")}` + (v.discards && v.discards.length ? `; you discarded ${v.discards.join(" ")}` : "");
-    hand.appendChild(p);
+    hand.append(el("div", { class: "note", text: `You picked up ${v.picked_up.join(" ")}` + (v.discards && v.discards.length ? `; you discarded ${v.discards.join(" ")}` : "") }));
   }
-  const controls = $("controls");
-  controls.innerHTML = "";
-  const words = v.legal_actions.filter((a) => !/^[2-9TJQKA][CDHS]$/.test(a.name));
-  for (const a of words) {
-    const b = document.createElement("button");
-    b.type = "button";
-    b.className = "move";
-    b.dataset.action = a.id;
-    b.textContent = a.name.startsWith("trump ") ? `trump ${SUIT[a.name.slice(-1)]} ${SUIT_NAME[a.name.slice(-1)]}` : a.name;
-    b.addEventListener("click", () => send(a.id));
-    controls.appendChild(b);
-  }
-  const prompt = document.createElement("p");
-  prompt.id = "prompt";
-  if (v.legal_actions.length) {
-    const phase = { bid: "Your bid", trump: "Declare trump", discard: "Discard a card (click it)", play: "Your card (click it)" }[v.phase];
-    prompt.textContent = phase;
-  } else if (state.game_over) {
-    prompt.textContent = `Game over: ${state.winner === me ? "your team wins" : "the other team wins"} (${state.final_scores[me]} to ${state.final_scores[1 - me]}).`;
-  } else if (!state.summary) {
-    prompt.textContent = "Waiting for the other seats\u2026";
-  }
-  controls.prepend(prompt);
-  const done = $("tricks-list");
-  done.innerHTML = "";
-  v.tricks.forEach((t, i) => {
-    const row = document.createElement("div");
-    row.className = "done-trick";
-    row.append(`Trick ${i + 1}: `);
-    for (const [seat, card] of t.plays) {
-      const c = cardEl(card, { seat, small: true });
-      c.title = `seat ${seat}`;
-      row.appendChild(c);
-    }
-    row.append(` won by ${t.winner === state.seat ? "you" : "seat " + t.winner}`);
-    done.appendChild(row);
-  });
+  const moves = $("moves");
+  moves.replaceChildren(
+    ...v.legal_actions
+      .filter((a) => !CARD_NAME.test(a.name))
+      .map((a) => {
+        const text = a.name.startsWith("trump ") ? `trump ${SUIT[a.name.slice(-1)]} ${SUIT_NAME[a.name.slice(-1)]}` : a.name;
+        const b = el("button", { type: "button", class: "move", "data-action": a.id, text });
+        b.addEventListener("click", () => send(a.id));
+        return b;
+      }),
+  );
+  const left = v.phase === "discard" ? v.hand.length - 6 : 0;
+  const prompts = {
+    bid: "Your bid",
+    trump: "Declare trump",
+    discard: `Discard: click a card to put it away (${left} to go)`,
+    play: "Your card: click it",
+  };
+  $("prompt").textContent = v.legal_actions.length ? prompts[v.phase] : "Waiting for the other seats\u2026";
+  $("tricks-list").replaceChildren(
+    ...v.tricks.map((t, i) =>
+      el(
+        "div",
+        { class: "done-trick" },
+        `Trick ${i + 1}: `,
+        ...t.plays.map(([seat, card]) => Object.assign(cardEl(card, { seat, small: true }), { title: `seat ${seat}` })),
+        ` won by ${t.winner === state.seat ? "you" : "seat " + t.winner}`,
+      ),
+    ),
+  );
+}
+
+// The last finished trick stays in view (who took it) while the next one is played.
+function drawLastTrick(v) {
+  const box = $("last-trick");
+  const last = v.tricks[v.tricks.length - 1];
+  box.hidden = !last;
+  box.replaceChildren();
+  if (!last) return;
+  box.replaceChildren(
+    el("div", { class: "note", text: `Last trick: ${last.winner === state.seat ? "you" : "seat " + last.winner} took it` }),
+    ...last.plays.map(([seat, card]) => cardEl(card, { seat, small: true, mark: seat === last.winner ? "winner" : "" })),
+  );
+}
+
+function drawLog() {
   const log = $("log");
-  log.innerHTML = "";
-  for (const line of state.log) {
-    const li = document.createElement("li");
-    li.textContent = line;
-    log.appendChild(li);
-  }
-  log.scrollTop = log.scrollHeight;
-  drawSummary();
+  log.replaceChildren(...state.log.map((line) => el("li", { text: line })));
+  const box = $("log-box");
+  box.scrollTop = box.scrollHeight; // the newest move in view
+}
+
+// What a screen reader hears: the moves since it last spoke, then whose turn it is.
+function announce() {
+  const fresh = state.log.slice(0, heard.length).every((line, i) => line === heard[i]) ? state.log.slice(heard.length) : state.log;
+  heard = state.log.slice();
+  const turn = state.summary
+    ? `Hand ${state.summary.hand_index} is over.`
+    : state.game_over
+      ? "The game is over."
+      : state.view.legal_actions.length
+        ? `Your turn. ${$("prompt").textContent}.`
+        : "";
+  $("announce").textContent = [...fresh, turn].filter(Boolean).join(" ");
+}
+
+// Focus stays where the next move is made, never on the page body.
+function keepFocus() {
+  const target = state.summary
+    ? $("continue")
+    : state.game_over
+      ? $("play-again")
+      : document.querySelector("#hand button.card.legal, #moves button.move");
+  if (target) target.focus({ preventScroll: true });
 }
 
 function drawSummary() {
   const box = $("summary");
   const r = state.summary;
   box.hidden = !r;
-  box.innerHTML = "";
+  box.replaceChildren();
   if (!r) return;
   const me = state.seat & 1;
-  const title = document.createElement("h2");
-  title.textContent = r.redeal ? `Hand ${r.hand_index}: everyone passed, a redeal` : `Hand ${r.hand_index} is over`;
-  box.appendChild(title);
+  const title = r.redeal ? `Hand ${r.hand_index}: everyone passed, a redeal` : `Hand ${r.hand_index} is over`;
+  box.append(el("h2", { id: "summary-title", text: title }));
   if (!r.redeal) {
     const who = (team) => (team === null ? "nobody" : team === me ? "your team" : "the other team");
-    const p = document.createElement("p");
-    p.textContent =
-      `Seat ${r.bidder} bid ${r.bid} in ${SUIT_NAME[r.trump]}: ${r.made_bid ? "made" : "set"}. ` +
-      Object.entries(r.points).map(([k, t]) => `${state.point_rules[k]}: ${who(t)}`).join("; ") +
-      `. Game-count ${r.game_count[me]} to ${r.game_count[1 - me]}. Score ${r.score_after[me]} to ${r.score_after[1 - me]}.`;
-    box.appendChild(p);
+    box.append(
+      el("p", {
+        text:
+          `${subject(r.bidder)} bid ${r.bid} in ${SUIT_NAME[r.trump]}: ${r.made_bid ? "made" : "set"}. ` +
+          Object.entries(r.points).map(([k, t]) => `${state.point_rules[k]}: ${who(t)}`).join("; ") +
+          `. Game-count ${r.game_count[me]} to ${r.game_count[1 - me]}. Score, us first: ${scores([r.score_after[me], r.score_after[1 - me]])}.`,
+      }),
+    );
   }
-  const hands = document.createElement("div");
-  hands.className = "all-hands";
+  const hands = el("div", { class: "all-hands" });
   r.hands.forEach((cards, seat) => {
-    const row = document.createElement("div");
-    row.append(`${seatName(seat)} was dealt `);
-    cards.forEach((c) => row.appendChild(cardEl(c)));
-    hands.appendChild(row);
+    const verb = seat === state.seat ? "were" : "was";
+    hands.append(el("div", {}, `${seatName(seat)} ${verb} dealt `, ...cards.map((c) => cardEl(c))));
   });
-  const kitty = document.createElement("div");
-  kitty.append("Kitty ");
-  r.kitty.forEach((c) => kitty.appendChild(cardEl(c)));
-  hands.appendChild(kitty);
-  if (r.discards && r.discards.length) {
-    const d = document.createElement("div");
-    d.append(`Seat ${r.bidder} discarded `);
-    r.discards.forEach((c) => d.appendChild(cardEl(c)));
-    hands.appendChild(d);
+  const k = r.rules.kitty_size;
+  if (r.kitty.length) {
+    const taken = r.redeal ? 0 : k;
+    hands.append(
+      el(
+        "div",
+        {},
+        "Kitty ",
+        ...r.kitty.map((c, i) => cardEl(c, { mark: i < taken ? "picked" : "" })),
+        taken ? ` (${r.bidder === state.seat ? "you" : "seat " + r.bidder} picked up the first ${taken}, marked)` : "",
+      ),
+    );
   }
-  box.appendChild(hands);
-  const scoring = [...new Set(Object.values(state.agents))].filter((spec) => /^(neural|dmc|search)\b/.test(spec));
+  if (r.discards && r.discards.length) hands.append(el("div", {}, `${subject(r.bidder)} discarded `, ...r.discards.map((c) => cardEl(c))));
+  box.append(hands);
+  const scoring = [...new Set(Object.values(state.agents))].filter((spec) => /^(neural|dmc|chance|distilled|search)\b/.test(spec));
   if (!r.redeal && scoring.length) {
-    const why = document.createElement("button");
-    why.type = "button";
-    why.id = "explain";
-    why.textContent = "What the agents thought";
-    const out = document.createElement("div");
-    out.id = "explained";
+    const why = el("button", { type: "button", id: "explain", text: "What the agents thought" });
+    const out = el("div", { id: "explained" });
     why.addEventListener("click", async () => {
       why.disabled = true;
       try {
+        out.append(el("p", { class: "note", text: VALUES_LEGEND }));
         for (const spec of scoring) {
           const seats = Object.entries(state.agents).filter(([, s]) => s === spec).map(([seat]) => Number(seat));
           const answer = await api("POST", "/api/explain", { record: r, agent: spec });
-          for (const d of answer.decisions.filter((d) => seats.includes(d.seat))) out.appendChild(valuesEl(d, `seat ${d.seat} (${spec})`));
+          for (const d of answer.decisions.filter((d) => seats.includes(d.seat))) out.append(valuesEl(d, `seat ${d.seat} (${spec})`));
         }
       } catch (e) {
         showError(e.message);
@@ -199,12 +240,30 @@ function drawSummary() {
     });
     box.append(why, out);
   }
-  const next = document.createElement("button");
-  next.type = "button";
-  next.id = "continue";
-  next.textContent = state.game_over || (r.game_over ? true : false) ? "See the final score" : "Next hand";
+  const next = el("button", { type: "button", id: "continue", text: r.game_over ? "See the final score" : "Next hand" });
   next.addEventListener("click", goOn);
-  box.appendChild(next);
+  box.append(next);
+}
+
+function drawOver() {
+  const box = $("over");
+  box.hidden = !state.game_over;
+  box.replaceChildren();
+  if (!state.game_over) return;
+  const me = state.seat & 1;
+  const won = state.winner === me;
+  box.append(
+    el("h2", { id: "over-title", text: won ? "Your team wins" : "The other team wins" }),
+    el("p", {
+      id: "final",
+      text: `Final score, us first: ${scores([state.final_scores[me], state.final_scores[1 - me]])} (to ${state.view.rules.target_score}), after ${state.hands_played} hands.`,
+    }),
+  );
+  const again = el("button", { type: "button", id: "play-again", text: "Play again" });
+  again.addEventListener("click", playAgain);
+  const fresh = el("button", { type: "button", id: "new-setup", text: "Another table" });
+  fresh.addEventListener("click", leave);
+  box.append(el("div", { class: "buttons" }, again, fresh));
 }
 
 async function run(step) {
@@ -217,6 +276,16 @@ async function run(step) {
     draw();
     window.smearState = state; // what the page shows now (the browser tests read it)
   } catch (e) {
+    if (e.status === 409 && tableId) {
+      // This view was old (another tab moved on, or the move is still being played): show where the table stands.
+      try {
+        state = await api("GET", `/api/tables/${tableId}`);
+        draw();
+        window.smearState = state;
+      } catch (ignored) {
+        /* the error below says enough */
+      }
+    }
     showError(e.message);
   } finally {
     busy = false;
@@ -238,20 +307,38 @@ function remember(id) {
   }
 }
 
+function open(body) {
+  heard = [];
+  return run(async () => {
+    const created = await api("POST", "/api/tables", body);
+    remember(created.table);
+    return created;
+  });
+}
+
+function playAgain() {
+  const opponent = state.agents[String((state.seat + 1) % 4)];
+  const rules = Object.fromEntries(Object.entries(state.view.rules).filter(([k]) => k !== "max_hands"));
+  open({ seat: state.seat, partner: state.agents[String((state.seat + 2) % 4)], opponents: opponent, rules });
+}
+
+async function leave() {
+  try {
+    await api("DELETE", `/api/tables/${tableId}`);
+  } catch (e) {
+    /* already gone */
+  }
+  remember(null);
+  state = null;
+  setup();
+}
+
 async function setup() {
-  $("table").hidden = true;
-  $("side").hidden = true;
-  $("summary").hidden = true;
+  for (const id of ["table", "side", "summary", "over"]) $(id).hidden = true;
   $("setup").hidden = false;
   const data = await api("GET", "/api/agents");
-  const list = $("agent-ids");
-  list.innerHTML = "";
-  for (const a of data.agents) {
-    const o = document.createElement("option");
-    o.value = a.id;
-    list.appendChild(o);
-  }
-  $("agent-help").textContent = "Agent specs: " + data.agents.map((a) => a.usage).join(", ") + "; or file.py:Class.";
+  $("agent-ids").replaceChildren(...data.agents.map((a) => el("option", { value: a.id })));
+  $("agent-help").replaceChildren(...data.agents.map((a) => el("li", {}, el("code", { text: a.usage }), ` \u2014 ${a.summary}`)));
 }
 
 $("new-table").addEventListener("submit", (event) => {
@@ -265,24 +352,10 @@ $("new-table").addEventListener("submit", (event) => {
     defender_cap: f.get("defender_cap") ? Number(f.get("defender_cap")) : null,
     target_score: Number(f.get("target_score") || 15),
   };
-  const body = { seat: Number(f.get("seat")), partner: f.get("partner"), opponents: f.get("opponents"), rules };
-  run(async () => {
-    const created = await api("POST", "/api/tables", body);
-    remember(created.table);
-    return created;
-  });
+  open({ seat: Number(f.get("seat")), partner: f.get("partner"), opponents: f.get("opponents"), rules });
 });
 
-$("abandon").addEventListener("click", async () => {
-  try {
-    await api("DELETE", `/api/tables/${tableId}`);
-  } catch (e) {
-    /* already gone */
-  }
-  remember(null);
-  state = null;
-  setup();
-});
+$("abandon").addEventListener("click", leave);
 
 async function start() {
   const fromHash = new URLSearchParams(location.hash.slice(1)).get("table");

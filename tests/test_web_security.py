@@ -1,0 +1,419 @@
+"""``smear-web`` against an attacker: each test makes one attack of docs/web.md's "What a request cannot do"
+and asserts both the refusal and that the server ran, read, stored or grew nothing it should not."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import sys
+import threading
+import warnings
+from pathlib import Path
+
+import httpx
+import pytest
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")  # starlette's note about httpx versions
+    from starlette.testclient import TestClient
+
+from agents.web.app import MAX_BODY, Settings, create_app, main
+from agents.web.policy import Limits
+from agents.web.tables import Table, Tables, TablesFullError
+from smear_env import Rules
+
+LOCAL = "http://127.0.0.1:8000"
+WEIGHTS = Path(__file__).parent.parent / "agents" / "weights"
+EVIL = """
+from pathlib import Path
+Path({marker!r}).write_text("ran")
+from agents import Agent
+class X(Agent):
+    def act(self, observation, action_mask, view):
+        return int(action_mask.nonzero()[0][0])
+"""
+
+
+def client_of(settings: Settings | None = None, tables: Tables | None = None) -> TestClient:
+    return TestClient(create_app(settings, tables), base_url=LOCAL)
+
+
+@pytest.fixture
+def evil(tmp_path, monkeypatch):
+    """An agent's file and an importable module of the same code, each leaving a marker file when it runs."""
+    marker = tmp_path / "ran.txt"
+    (tmp_path / "evil.py").write_text(EVIL.format(marker=str(marker)))
+    (tmp_path / "evil_module_smear_test.py").write_text(EVIL.format(marker=str(marker)))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    return tmp_path, marker
+
+
+# ---------------------------------------------------------------------- 1. no code from a request
+
+
+@pytest.mark.parametrize("spec", ["{dir}/evil.py:X", "evil_module_smear_test:X", "evil_module_smear_test:X,a=1", "this:X"])
+def test_a_request_cannot_run_a_file_or_import_a_module(evil, spec):
+    folder, marker = evil
+    tables = Tables()
+    client = client_of(tables=tables)
+    record = _record()
+    before = set(sys.modules)
+    for role in ("partner", "opponents"):
+        response = client.post("/api/tables", json={role: spec.format(dir=folder)})
+        assert response.status_code == 400, response.text
+        assert "only its built-in agents" in response.json()["error"] and "smear-web --agent" in response.json()["error"]
+    response = client.post("/api/explain", json={"record": record, "agent": spec.format(dir=folder)})
+    assert response.status_code == 400 and "only its built-in agents" in response.json()["error"]
+    assert not marker.exists(), "the request's code ran in the server"
+    assert set(sys.modules) - before == set(), "the request imported a module"
+    assert len(tables) == 0
+
+
+def test_the_owner_allows_a_spec_by_name_and_only_that_spec(evil):
+    folder, marker = evil
+    spec = f"{folder}/evil.py:X"
+    client = client_of(Settings(agents=(spec,)))
+    assert spec in [a["id"] for a in client.get("/api/agents").json()["agents"]]
+    assert client.post("/api/tables", json={"opponents": spec, "seed": 1}).status_code == 201
+    assert marker.read_text() == "ran"  # the owner's own agent, which the owner named
+    marker.unlink()
+    response = client.post("/api/tables", json={"opponents": "evil_module_smear_test:X"})
+    assert response.status_code == 400 and not marker.exists()
+
+
+@pytest.fixture
+def checkpoints(tmp_path):
+    """A checkpoint folder of the owner's (a run folder and a file), and files and links beside it."""
+    folder = tmp_path / "checkpoints"
+    (folder / "run").mkdir(parents=True)
+    shutil.copy(WEIGHTS / "dmc.pt", folder / "mine.pt")
+    shutil.copy(WEIGHTS / "dmc.pt", folder / "run" / "checkpoint.pt")
+    (folder / "broken.pt").write_bytes(b"not a checkpoint")
+    outside = tmp_path / "outside.pt"
+    shutil.copy(WEIGHTS / "dmc.pt", outside)
+    (folder / "link.pt").symlink_to(outside)
+    return folder, outside
+
+
+def test_checkpoints_only_from_the_owners_folders_and_the_refusal_names_no_path(checkpoints):
+    folder, outside = checkpoints
+    client = client_of(Settings(checkpoints=(folder,)))
+    for spec in ("neural:mine.pt", "neural:run", "neural:mine.pt+dmc", "search:net=mine.pt,seconds=0.01,samples=2"):
+        response = client.post("/api/tables", json={"opponents": spec, "seed": 3})
+        assert response.status_code == 201, response.text
+        assert response.json()["agents"]["1"] == spec  # shown as the request named it
+    refusals = {}
+    for name in (str(outside), "../outside.pt", "link.pt", "nothing.pt", "/etc/passwd", "/etc/shadow", "run/../../outside.pt"):
+        for spec in (f"neural:{name}", f"search:beliefs={name}", f"search:chances={name}", f"search:net={name}"):
+            response = client.post("/api/tables", json={"opponents": spec})
+            assert response.status_code == 400, (spec, response.text)
+            message = response.json()["error"].replace(name, "NAME")  # the request's own words aside
+            assert "is not offered by this server" in message and str(folder) not in message and str(outside) not in message
+            refusals[spec] = message
+    # Missing, unreadable, outside, a link out: one and the same answer for each option.
+    assert len({m for s, m in refusals.items() if s.startswith("neural:")}) == 1
+    assert len({m for s, m in refusals.items() if s.startswith("search:beliefs")}) == 1
+    for spec in ("neural:broken.pt", "neural:suits=0", "neural:mine.pt,suits=99", "dmc:suits=0"):
+        response = client.post("/api/tables", json={"opponents": spec})
+        assert response.status_code == 400
+        message = response.json()["error"]
+        assert "/" not in message.replace("neural:", ""), message  # no path of the server's, not even the install's
+    bare = client_of()  # no folder named: no file at all
+    response = bare.post("/api/tables", json={"opponents": "neural:mine.pt"})
+    assert response.status_code == 400 and "named no checkpoint folder" in response.json()["error"]
+
+
+def test_requests_from_another_site_or_another_host_name_are_refused():
+    tables = Tables()
+    client = client_of(tables=tables)
+    body = json.dumps({"seed": 1})
+    attacks = [
+        ({"origin": "http://evil.example", "content-type": "application/json"}, 403),
+        ({"origin": "null", "content-type": "application/json"}, 403),
+        ({"origin": "http://127.0.0.1:8001", "content-type": "application/json"}, 403),  # another port is another site
+        ({"sec-fetch-site": "cross-site", "content-type": "application/json"}, 403),
+        ({"sec-fetch-site": "same-site", "content-type": "application/json"}, 403),
+        ({"content-type": "text/plain"}, 415),  # what a page elsewhere can send without asking (no-cors)
+        ({"content-type": "application/x-www-form-urlencoded"}, 415),
+        ({}, 415),
+    ]
+    for headers, status in attacks:
+        response = client.post("/api/tables", content=body, headers=headers)
+        assert response.status_code == status, (headers, response.text)
+        assert response.headers["content-type"] == "application/json" and response.json()["error"]
+    rebound = TestClient(create_app(tables=tables), base_url="http://evil.example:8000")  # DNS rebinding
+    for response in (rebound.post("/api/tables", json={"seed": 1}), rebound.get("/api/agents"), rebound.get("/")):
+        assert response.status_code == 421 and "does not answer to the host" in response.json()["error"]
+    assert len(tables) == 0
+    same = client.post("/api/tables", content=body, headers={"origin": LOCAL, "content-type": "application/json; charset=utf-8"})
+    assert same.status_code == 201 and len(tables) == 1
+    state = same.json()
+    move = state["view"]["legal_actions"][0]["id"]
+    for method, path in (("POST", "/continue"), ("DELETE", ""), ("POST", "/action")):
+        response = client.request(
+            method, f"/api/tables/{state['table']}{path}", json={"action": move}, headers={"origin": "http://evil.example"}
+        )
+        assert response.status_code == 403
+    assert client.get(f"/api/tables/{state['table']}").json() == state  # unchanged, still there
+
+
+def test_listening_on_every_address_needs_the_names_clients_use(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--host", "0.0.0.0"])
+    assert exit_info.value.code == 2 and "--allowed-host" in capsys.readouterr().err
+    exposed = client_of(Settings(hosts=("mylaptop.lan",)))
+    exposed.base_url = httpx.URL("http://mylaptop.lan:8000")
+    assert exposed.get("/api/agents").status_code == 200
+    exposed.base_url = httpx.URL("http://127.0.0.2:8000")
+    assert exposed.get("/api/agents").status_code == 421
+
+
+def test_every_answer_forbids_framing_sniffing_and_inline_script():
+    client = client_of()
+    for response in (client.get("/"), client.get("/replay"), client.get("/api/agents"), client.get("/static/table.js")):
+        policy = response.headers["content-security-policy"]
+        assert "script-src 'self'" in policy and "unsafe-inline" not in policy and "frame-ancestors 'none'" in policy
+        assert response.headers["x-content-type-options"] == "nosniff"
+    static = Path(__file__).parent.parent / "agents" / "web" / "static"
+    for page in static.glob("*.html"):
+        html = page.read_text()
+        assert not re.search(r"<script(?![^>]*\bsrc=)|\son[a-z]+\s*=", html), page  # no inline script, no handler attributes
+
+
+# ---------------------------------------------------------------------- 2. caps on what a request spends
+
+
+@pytest.mark.parametrize(
+    ("spec", "option"),
+    [
+        ("pimc:samples=1000000000", "samples"),
+        ("pimc:seconds=1e12", "seconds"),
+        ("pimc:seconds=nan", "seconds"),
+        ("pimc:seconds=inf", "seconds"),
+        ("search:seconds=1e12", "seconds"),
+        ("search:rollouts=100000", "rollouts"),
+        ("search:play_rollouts=100000,mix=1", "play_rollouts"),
+        ("search:rollouts=2,infer=1,draws=1000", "draws"),
+        ("neural:dmc+dmc+dmc+dmc+dmc+dmc+dmc+dmc+dmc", "networks"),
+    ],
+)
+def test_options_over_the_owners_caps_are_refused_before_anything_is_built(spec, option):
+    tables = Tables()
+    client = client_of(tables=tables)
+    response = client.post("/api/tables", json={"opponents": spec})
+    assert response.status_code == 400 and option in response.json()["error"] and "limit" in response.json()["error"]
+    assert len(tables) == 0
+    raised = client_of(Settings(limits=Limits(seconds=5.0, samples=2000)))
+    if option in ("samples",):
+        assert raised.post("/api/tables", json={"opponents": "pimc:samples=1000,seconds=0.01"}).status_code == 201
+
+
+GATE = """
+import threading
+from agents import Agent
+entered = threading.Event()
+release = threading.Event()
+class Gate(Agent):
+    def act(self, observation, action_mask, view):
+        entered.set()
+        assert release.wait(60)
+        return int(action_mask.nonzero()[0][-1])
+"""
+
+
+def test_an_agent_that_thinks_stalls_no_other_request(tmp_path, monkeypatch):
+    """While one table's agent thinks (held on a gate), the other tables and that table's own GET answer at once,
+    and the pool is bounded: a second thinking request waits for the worker, it does not take another thread."""
+    from serving import serving
+
+    (tmp_path / "gate_agent_smear_test.py").write_text(GATE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import gate_agent_smear_test as gate
+
+    settings = Settings(agents=("gate_agent_smear_test:Gate",), workers=1)
+    with serving(create_app(settings)) as url, httpx.Client(base_url=url, timeout=30) as client:
+        other = client.post("/api/tables", json={"seed": 7, "seat": 0}).json()
+        gate.release.set()
+        held = client.post("/api/tables", json={"seed": 8, "seat": 0, "opponents": "gate_agent_smear_test:Gate"}).json()
+        gate.release.clear()
+        gate.entered.clear()
+        legal = [a["id"] for a in held["view"]["legal_actions"]]
+        answer: list[httpx.Response] = []
+        mover = threading.Thread(
+            target=lambda: answer.append(client.post(f"/api/tables/{held['table']}/action", json={"action": legal[0]}))
+        )
+        mover.start()
+        assert gate.entered.wait(30), "the gated agent never got to think"
+        with httpx.Client(base_url=url, timeout=5) as quick:  # would time out if the loop waited for the agent
+            assert quick.get(f"/api/tables/{other['table']}").json() == other
+            assert quick.get(f"/api/tables/{held['table']}").json() == held  # the state before the move: no waiting
+            assert quick.get("/api/agents").status_code == 200
+            busy = quick.post(f"/api/tables/{held['table']}/action", json={"action": legal[0]})
+            assert busy.status_code == 409 and "still playing the last move" in busy.json()["error"]
+        gate.release.set()
+        mover.join(30)
+        assert answer and answer[0].status_code == 200
+
+
+# ---------------------------------------------------------------------- 3. nobody evicts a game in play
+
+
+def _table(client: str, seed: int = 0) -> Table:
+    return Table(0, "random", "random", Rules(), seed, client=client)
+
+
+def test_one_client_cannot_wipe_out_the_games_in_play():
+    tables = Tables(limit=6, per_client=3)
+    mine = tables.add(_table("10.0.0.1"))
+    mine_before = mine.shown
+    for i in range(300):  # a flood from one client: its own limit, then refusals
+        try:
+            tables.add(_table("10.0.0.66", i))
+        except TablesFullError as e:
+            assert e.status == 429 and "limit for one client" in str(e)
+    assert tables.get(mine.id).shown == mine_before and len(tables) == 4
+    for n in range(2):
+        tables.add(_table(f"10.0.0.{20 + n}"))
+    with pytest.raises(TablesFullError) as full:  # all six in play: the server says it is full, and drops nothing
+        tables.add(_table("10.0.0.99"))
+    assert full.value.status == 503 and "the server is full" in str(full.value)
+    assert tables.get(mine.id) is mine and len(tables) == 6
+
+
+def test_finished_and_long_idle_tables_make_room_oldest_idle_first(monkeypatch):
+    import agents.web.tables as tables_module
+
+    clock = [1000.0]
+    monkeypatch.setattr(tables_module.time, "monotonic", lambda: clock[0])
+    tables = Tables(limit=3, per_client=3)
+    old, idle, busy = (tables.add(_table(f"10.0.1.{n}")) for n in range(3))
+    clock[0] += tables_module.EVICTABLE_SECONDS + 1
+    tables.get(busy.id)  # touched now: in play
+    newer = tables.add(_table("10.0.1.9"))  # takes the room of the longest idle
+    with pytest.raises(KeyError):
+        tables.get(old.id)
+    assert tables.get(idle.id) is idle and tables.get(busy.id) is busy and tables.get(newer.id) is newer
+    from smear_env import Phase
+
+    idle.game.phase = Phase.GAME_OVER  # a finished game makes room at once (touched just now)
+    tables.add(_table("10.0.1.10"))
+    with pytest.raises(KeyError):
+        tables.get(idle.id)
+
+
+def test_a_full_server_says_so_in_the_answer():
+    client = client_of(Settings(tables_per_client=2))
+    assert [client.post("/api/tables", json={"seed": s}).status_code for s in range(2)] == [201, 201]
+    response = client.post("/api/tables", json={"seed": 3})
+    assert response.status_code == 429 and "finish or abandon one" in response.json()["error"]
+
+
+# ---------------------------------------------------------------------- 4. bodies cut off while they stream
+
+
+@pytest.mark.parametrize("path", ["/api/tables", "/api/explain", "/api/records/upload"])
+def test_a_chunked_body_is_cut_off_at_the_limit_not_read_whole(path):
+    """Up to 256 MiB offered in 64 KiB chunks with no Content-Length: the server answers 413 when the body
+    passes its limit, while the client is still sending (it stops at the answer), and keeps serving."""
+    import select
+    import socket
+
+    from serving import serving
+
+    limit = 32 * 2**20 if path.endswith("upload") else MAX_BODY * 4
+    piece = b"10000\r\n" + b"[" * 65536 + b"\r\n"  # one chunk of 64 KiB
+    with serving(create_app()) as url:
+        host, port = url.removeprefix("http://").split(":")
+        sent, answer = 0, b""
+        with socket.create_connection((host, int(port)), timeout=30) as raw:
+            raw.sendall(
+                f"POST {path} HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\n"
+                "Transfer-Encoding: chunked\r\n\r\n".encode()
+            )
+            while sent < 256 * 2**20 and not select.select([raw], [], [], 0)[0]:
+                try:
+                    raw.sendall(piece)
+                except OSError:
+                    break  # the server closed the connection: it reads no more
+                sent += 65536
+            raw.settimeout(10)
+            while b"}" not in answer:  # the headers, then the JSON body
+                got = raw.recv(65536)
+                if not got:
+                    break
+                answer += got
+        assert answer.startswith(b"HTTP/1.1 413") and b"over the limit" in answer, answer[:300]
+        assert sent <= limit + 16 * 2**20, f"the client got to send {sent / 2**20:.0f} MiB before the answer"
+        assert httpx.get(f"{url}/api/agents").status_code == 200  # and it still serves
+
+
+# ---------------------------------------------------------------------- 5. a clear 4xx, never a 500
+
+
+def _record() -> dict:
+    from agents.arena import run_match
+
+    return next(r for r in run_match("heuristic", "random", games=2, seed=1, keep_records=True).records() if not r["redeal"])
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "status", "message"),
+    [
+        ("/api/tables", b"[" * 20000 + b"]" * 20000, 400, "nested too deeply"),
+        ("/api/tables", b'{"seed": ' + b"9" * 5000 + b"}", 400, "digits"),
+        ("/api/tables", b'{"seed": 1e400}', 400, "a whole number"),
+        ("/api/tables", b'{"seed": 18446744073709551616}', 400, "2**64 - 1"),
+        ("/api/tables", b'{"seed": NaN}', 400, "a whole number"),
+        ("/api/tables", b'{"partner": ["neural"]}', 400, "an agent spec"),
+        ("/api/tables", b'{"rules": {"target_score": "15"}}', 400, "target_score"),
+        ("/api/explain", b'{"a":' * 30000, 400, "nested too deeply"),
+        ("/api/records/upload", b'{"a":' * 30000 + b"\n", 422, "nested too deeply"),
+    ],
+)
+def test_hostile_bodies_get_a_4xx_json_error(path, body, status, message):
+    response = client_of().post(path, content=body, headers={"content-type": "application/json"})
+    assert response.status_code == status and message in response.json()["error"], response.text
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"rules": None}, "key 'rules'"),
+        ({"dealer": 9}, "key 'dealer'"),
+        ({"hands": "x"}, "key 'hands'"),
+        ({"bids": 5}, "key 'bids'"),
+    ],
+)
+def test_a_broken_record_to_explain_is_refused_by_name(change, message):
+    response = client_of().post("/api/explain", json={"record": _record() | change, "agent": "neural"})
+    assert response.status_code == 422 and message in response.json()["error"], response.text
+
+
+def test_a_bad_action_is_400_and_a_huge_one_does_not_fail_the_server():
+    client = client_of()
+    state = client.post("/api/tables", json={"seed": 2}).json()
+    for raw in (b'{"action": ' + b"7" * 5000 + b"}", b'{"action": "JH"}', b'{"action": 72}', b'{"action": 1e300}'):
+        response = client.post(f"/api/tables/{state['table']}/action", content=raw, headers={"content-type": "application/json"})
+        assert response.status_code == 400 and response.json()["error"], response.text
+    assert client.get(f"/api/tables/{state['table']}").json() == state
+
+
+# ---------------------------------------------------------------------- 8. a match and its own records only
+
+
+def test_a_match_summary_with_records_of_another_match_is_refused(tmp_path):
+    from serving import write_match
+
+    from smear_env import write_records
+
+    for name in ("other", "same_size"):
+        (tmp_path / name).mkdir()
+    write_match(tmp_path, games=2, seed=1)
+    write_records(write_match(tmp_path / "other", games=4, seed=2).records(), tmp_path / "other.jsonl")
+    write_records(write_match(tmp_path / "same_size", games=2, seed=9).records(), tmp_path / "same_size.jsonl")
+    client = client_of(Settings(records=tmp_path))
+    assert client.get("/api/match", params={"json": "m.json", "records": "m.jsonl"}).status_code == 200
+    for records in ("other.jsonl", "same_size.jsonl"):
+        response = client.get("/api/match", params={"json": "m.json", "records": records})
+        assert response.status_code == 422 and "is not the records of the match" in response.json()["error"], response.text
