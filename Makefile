@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: train demo test typecheck docs wheel browser web bench clean
+.PHONY: train demo test typecheck docs wheel browser web bench gpu-check clean
 
 $(STAMP): pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
@@ -59,6 +59,11 @@ bench: $(STAMP)
 	$(PY) -m pip install --quiet -e ".[bench]"
 	$(PY) benchmarks/bench_env.py
 	taskset -c 0 $(PY) benchmarks/bench_vector.py
+
+## The kit on this machine's GPU (tests, inference, DMC and PPO throughput; one table, under 8 minutes).
+## Without a GPU it says so and runs nothing.
+gpu-check: $(STAMP)
+	$(PY) benchmarks/gpu_check.py
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache .ruff_cache docs/_build dist

@@ -386,7 +386,8 @@ def test_search_with_rollouts_values_trump_and_discards_by_them_and_plays_the_be
                 view, agent._sampler(view, obs), list(view.legal_actions), np.random.default_rng(1)
             )
             expected = {a: (rollout[a] + 0.5 * float(q[a])) / 1.5 for a in view.legal_actions}
-        assert scores == pytest.approx(expected)
+        # abs: the search's network is on the CPU, dmc on whatever auto picked (a GPU's sums differ in the 8th digit)
+        assert scores == pytest.approx(expected, abs=1e-5)
         agent.seed(1)
         chosen = agent.act(obs, mask, view)
         assert scores[chosen] == pytest.approx(max(scores.values()))

@@ -18,7 +18,7 @@ from agents import load_agent
 from agents.neural import NeuralAgent
 from agents.search import SHIPPED_BELIEFS
 from smear_env import Game, Rules, observe, seat_view
-from train import dmc, ppo
+from train import actors, dmc, ppo
 from train.config import Start
 
 COMMON = ["--num-envs", "32", "--hidden", "32,32", "--eval-games", "2", "--checkpoint-seconds", "1"]
@@ -165,19 +165,25 @@ def test_r1_a_suit_mean_values_a_position_as_it_values_the_position_relabelled()
     while not game.game_over and len(obs) < 80:
         obs.append(observe(game, game.to_act))
         game.step(game.legal_actions()[-1])
-    x = torch.from_numpy(np.stack(obs))
+    device = chance.device  # auto: a GPU where torch sees one
+    x = torch.from_numpy(np.stack(obs)).to(device)
+
+    def index(order: np.ndarray) -> torch.Tensor:
+        return torch.from_numpy(order).to(device)
+
     every = SuitMean(network, 24)
     for p in (1, 5, 23):
-        relabelled = x[:, torch.from_numpy(OBS_INDEX[p])]
-        assert torch.allclose(every(relabelled), every(x)[:, torch.from_numpy(ACTION_INDEX[p])], atol=1e-5)
-    by_hand = torch.stack([network(x[:, torch.from_numpy(OBS_INDEX[p])])[:, torch.from_numpy(np.argsort(ACTION_INDEX[p]))]
+        relabelled = x[:, index(OBS_INDEX[p])]
+        assert torch.allclose(every(relabelled), every(x)[:, index(ACTION_INDEX[p])], atol=1e-5)
+    by_hand = torch.stack([network(x[:, index(OBS_INDEX[p])])[:, index(np.argsort(ACTION_INDEX[p]))]
                            for p in range(4)]).mean(dim=0)  # fmt: skip
     assert torch.allclose(SuitMean(network, 4)(x), by_hand, atol=1e-5)
     assert torch.equal(SuitMean(network, 1)(x), network(x))
     four, alone = load_agent("chance:suits=4"), load_agent("neural:chance,suits=1")
     assert four.suits == 4 and alone.suits == 1 and load_agent("neural").suits == 1
-    assert np.allclose(four.values(x.numpy()), SuitMean(network, 4)(x).detach().numpy(), atol=1e-5)
-    assert np.allclose(alone.values(x.numpy()), chance.values(x.numpy()), atol=1e-6)
+    rows = x.cpu().numpy()
+    assert np.allclose(four.values(rows), SuitMean(network, 4)(x).detach().cpu().numpy(), atol=1e-5)
+    assert np.allclose(alone.values(rows), chance.values(rows), atol=1e-6)
     for bad in (0, 25):
         with pytest.raises(ValueError, match="1 to 24"):
             load_agent(f"chance:suits={bad}")
@@ -332,8 +338,8 @@ def test_dmc_learns_from_the_decisions_of_the_phases_asked_only(tmp_path):
         game.step(game.legal_actions()[-1])
     obs, phases = np.stack(rows), np.array(phases)
     for asked, wanted in ((("trump", "discard"), [1, 2]), (("bid",), [0]), (("bid", "trump", "discard", "play"), [0, 1, 2, 3])):
-        assert (dmc.in_phases(obs, asked) == np.isin(phases, wanted)).all(), asked
-    assert 0 < dmc.in_phases(obs, ("trump", "discard")).sum() < len(obs)
+        assert (actors.in_phases(obs, asked) == np.isin(phases, wanted)).all(), asked
+    assert 0 < actors.in_phases(obs, ("trump", "discard")).sum() < len(obs)
     config = tmp_path / "contracts.yaml"
     config.write_text(f"runs_dir: {tmp_path}\nrun_name: contracts\nlearn_phases: [bid, trump, discard]\nnum_actors: 0\n"
                       "total_steps: 3000\nwarmup: 50\nbatch_size: 32\nnum_envs: 16\nhidden: [16]\neval_every: 1000000\n")  # fmt: skip

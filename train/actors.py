@@ -8,9 +8,16 @@ learner decision is kept until the end of its hand (or game) tells its return, a
 transport drives the same code, only the carrying differs:
 
 * :class:`InProcess` (``num_actors: 0``): the learner's own process steps the games.
-* :class:`LocalActors` (``backend: local``): actor processes on this machine; the weights go
-  through shared memory, blocks through a queue. Actors exit when the learner stops or dies.
+* :class:`LocalActors` (``backend: local``): actor processes on this machine. Nothing is
+  pickled on the way: each actor writes its blocks into slots of shared memory that it owns
+  (:class:`Slots`) and only a slot's number, its count and a few figures cross a queue; the
+  learner copies the slot out and hands the number back. The weights are published in place,
+  into one shared copy the actors read from when its version moves. Actors exit when the
+  learner stops or dies.
 * ``train.ray_actors.RayActors`` (``backend: ray``): Ray actors on a cluster.
+
+A block's observations are packed (``nets.packed``: 80 bytes a decision, not 1,708), and only
+the decisions of the phases the learner fits (``learn_phases``) are kept.
 """
 
 from __future__ import annotations
@@ -27,19 +34,30 @@ import torch.multiprocessing as mp
 
 from agents.chances import Chances
 from nets import NetworkSpec, build_network, masked_argmax, resolve_device
-from smear_env import SmearVectorEnv
+from nets.packed import PACKED, pack
+from smear_env import Phase, SmearVectorEnv
+from smear_env.observer import OFFSETS
 
 from .opponents import Opponents
 
 STEPS_PER_BLOCK = 16  # lockstep steps between hand-overs of finished decisions to the learner
 TEAM_SIGN = np.array([1.0, -1.0, 1.0, -1.0], dtype=np.float32)  # a change of team 0's chance, seen from each seat
+PHASES = tuple(p.name.lower() for p in Phase if p != Phase.GAME_OVER)  # the observation's phase one-hot, in order
+SLOTS = 4  # shared-memory slots per local actor: blocks it may have written before the learner takes them
+
+
+def in_phases(obs: np.ndarray, phases: tuple[str, ...]) -> np.ndarray:
+    """Which rows of ``obs`` [n, OBS_DIM] are decisions of one of ``phases`` (names of the observation's phase one-hot)."""
+    learned = np.array([name in phases for name in PHASES])
+    at = OFFSETS["phase"]
+    return obs[:, at : at + len(PHASES)].argmax(axis=1).choose(learned)
 
 
 @dataclass
 class Block:
     """Decisions whose return is known, and what the actor counted while making them."""
 
-    obs: np.ndarray
+    obs: np.ndarray  # packed (nets.packed): uint8 [n, PACKED]
     actions: np.ndarray
     returns: np.ndarray
     steps: int  # agent-steps taken (all seats)
@@ -60,12 +78,13 @@ class ActorSettings:
     network: dict[str, Any]
     device: str
     chances: str | None = None  # target chance: the table of win chances (train.chances)
+    learn_phases: tuple[str, ...] = PHASES  # the decisions a block keeps
 
     @classmethod
     def of(cls, config: Any, spec: NetworkSpec) -> ActorSettings:
         return cls(
             config.num_envs, config.target, config.epsilon, dict(config.opponents), config.pool_size, config.rules.to_dict(),
-            spec.to_dict(), config.device, config.chances,
+            spec.to_dict(), config.actor_device or config.device, config.chances, tuple(config.learn_phases),
         )  # fmt: skip
 
 
@@ -87,7 +106,8 @@ class SelfPlay:
         self.opponents = Opponents(n, settings.opponents, self.rng, seed, rules, self.device)
         self.segment = np.zeros(n, dtype=np.int64)  # hands (or games) finished per slot
         self.returns = np.zeros((n, 8, 4), dtype=np.float32)  # recent segments' returns, by seat
-        self.pending: list[tuple[np.ndarray, ...]] = []
+        self.pending: list[tuple[np.ndarray, ...]] = []  # learner decisions (of the learn_phases) awaiting their return
+        self.every_phase = len(settings.learn_phases) == len(PHASES)
         self.finished: list[float] = []  # team 0's return of games finished
         self.steps = 0
 
@@ -109,7 +129,9 @@ class SelfPlay:
             if explore.size:
                 actions[explore] = venv.sample_actions(rng)[explore]
         self.opponents.act(venv, obs, mask, seat, actions, learner)
-        self.pending.append((obs[idx], actions[idx], idx, seat[idx], self.segment[idx]))
+        kept = idx if self.every_phase else idx[in_phases(obs[idx], settings.learn_phases)]
+        # Packed now (80 bytes a decision) rather than at the block: the pending decisions stay small.
+        self.pending.append((pack(obs[kept]), actions[kept], kept, seat[kept], self.segment[kept]))
         if self.chances is not None:
             before, dealer = venv.scores.copy(), venv.dealer.astype(np.int64)  # the hand's start
 
@@ -155,7 +177,8 @@ class InProcess:
 
     def __init__(self, settings: ActorSettings, q: torch.nn.Module, seed: int) -> None:
         self.play = SelfPlay(settings, seed)
-        self.q = copy.deepcopy(q)  # the games are played by the weights last published, as the actors' are
+        # The games are played by the weights last published, as the actors' are, on the actors' device.
+        self.q = copy.deepcopy(q).to(self.play.device).eval()
 
     def publish(self, q: torch.nn.Module) -> None:
         """The learner's newest weights, for the next block."""
@@ -171,15 +194,61 @@ class InProcess:
         pass
 
 
-def _local_actor(settings: ActorSettings, seed: int, shared, version, lock, pool_queue, data_queue, stop) -> None:
-    """An actor process: steps its own games with the newest weights the learner shared and sends
-    blocks, until the learner says stop or dies (kill -9 included)."""
+class Slots:
+    """One local actor's blocks in shared memory: ``count`` slots of up to ``capacity`` decisions each
+    (packed observations, actions, returns), written by the actor and read by the learner."""
+
+    def __init__(self, count: int, capacity: int) -> None:
+        self.capacity = capacity
+        self.obs = torch.zeros((count, capacity, PACKED), dtype=torch.uint8).share_memory_()
+        self.actions = torch.zeros((count, capacity), dtype=torch.int16).share_memory_()
+        self.returns = torch.zeros((count, capacity), dtype=torch.float32).share_memory_()
+
+    def write(self, slot: int, block: Block, begin: int, end: int) -> None:
+        """Decisions ``begin:end`` of ``block`` into ``slot``."""
+        n = end - begin
+        self.obs[slot, :n] = torch.from_numpy(block.obs[begin:end])
+        self.actions[slot, :n] = torch.from_numpy(block.actions[begin:end].astype(np.int16))
+        self.returns[slot, :n] = torch.from_numpy(block.returns[begin:end])
+
+    def read(self, slot: int, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """A copy of the first ``n`` decisions of ``slot`` (after which the slot may be written again)."""
+        return (
+            self.obs[slot, :n].numpy().copy(),
+            self.actions[slot, :n].numpy().astype(np.int64),
+            self.returns[slot, :n].numpy().copy(),
+        )
+
+
+@dataclass(frozen=True)
+class Handoff:
+    """What crosses the queue for a slot written: whose, which, how many decisions, and, with the last slot
+    of a block (a block may need several), the block's figures."""
+
+    actor: int
+    slot: int
+    n: int
+    last: bool
+    steps: int
+    finished: list[float]
+    version: int
+
+
+def _local_actor(
+    index: int, settings: ActorSettings, seed: int, slots: Slots, free, ready, shared, version, lock, pool_queue, stop
+) -> None:
+    """An actor process: steps its own games with the newest weights the learner shared, writes each block
+    into its free slots and says which, until the learner says stop or dies (kill -9 included)."""
     torch.set_num_threads(1)
-    data_queue.cancel_join_thread()  # exit without waiting for a learner that may be gone
+    ready.cancel_join_thread()  # exit without waiting for a learner that may be gone
     play = SelfPlay(settings, seed)
     q, seen = build_network(play.spec).to(play.device).eval(), -1
     parent = multiprocessing.parent_process()
-    while not stop.is_set() and parent is not None and parent.is_alive():
+
+    def running() -> bool:
+        return not stop.is_set() and parent is not None and parent.is_alive()
+
+    while running():
         if version.value != seen:
             with lock:
                 seen = version.value
@@ -187,39 +256,55 @@ def _local_actor(settings: ActorSettings, seed: int, shared, version, lock, pool
         while not pool_queue.empty():
             play.remember(*pool_queue.get())
         block = play.block(q, seen)
-        while not stop.is_set() and parent.is_alive():
+        begin = 0
+        while running():
             try:
-                data_queue.put(block, timeout=1.0)
-                break
-            except queue.Full:
+                slot = free.get(timeout=1.0)
+            except queue.Empty:
                 continue
+            end = min(begin + slots.capacity, len(block.actions))
+            slots.write(slot, block, begin, end)
+            last = end == len(block.actions)
+            ready.put(Handoff(index, slot, end - begin, last, block.steps if last else 0, block.finished if last else [], seen))
+            begin = end
+            if last:
+                break
 
 
 class LocalActors:
-    """``num_actors`` actor processes on this machine, fed the learner's weights (shared memory) and pool."""
+    """``num_actors`` actor processes on this machine: blocks through shared-memory slots, the learner's
+    weights published in place (shared memory) and its pool through a queue."""
 
     replaced = 0  # a local actor that dies stops the run with an error instead
 
-    def __init__(self, settings: ActorSettings, q: torch.nn.Module, seeds: list[int]) -> None:
+    def __init__(self, settings: ActorSettings, q: torch.nn.Module, seeds: list[int], capacity: int | None = None) -> None:
         ctx = mp.get_context("spawn")
         self.shared = build_network(NetworkSpec.from_dict(settings.network))
         self.shared.share_memory()
         self.version, self.lock = ctx.Value("l", 0), ctx.Lock()
-        self.data = ctx.Queue(maxsize=2 * len(seeds))
+        self.ready = ctx.Queue()
         self.stop = ctx.Event()
+        # A slot holds a block's decisions, mostly: a block that has more takes several slots.
+        self.slots = [Slots(SLOTS, capacity or settings.num_envs * 2 * STEPS_PER_BLOCK) for _ in seeds]
+        self.free = [ctx.Queue() for _ in seeds]
+        for free in self.free:
+            for slot in range(SLOTS):
+                free.put(slot)
         self.pool_queues = [ctx.Queue() for _ in seeds]
         self.publish(q)
         self.processes = []
-        for seed, pool_queue in zip(seeds, self.pool_queues, strict=True):
-            args = (settings, seed, self.shared, self.version, self.lock, pool_queue, self.data, self.stop)
+        for index, seed in enumerate(seeds):
+            args = (index, settings, seed, self.slots[index], self.free[index], self.ready, self.shared, self.version, self.lock)
+            args += (self.pool_queues[index], self.stop)
             self.processes.append(ctx.Process(target=_local_actor, args=args, daemon=True))
             self.processes[-1].start()
+        self.parts: list[list[tuple[np.ndarray, ...]]] = [[] for _ in seeds]  # pieces of a block not yet whole, by actor
 
     def publish(self, q: torch.nn.Module) -> None:
-        """The learner's newest weights, for the actors to take at their next block."""
+        """The learner's newest weights, in place, for the actors to take at their next block."""
         with self.lock, torch.no_grad():
             for mine, theirs in zip(self.shared.parameters(), q.parameters(), strict=True):
-                mine.copy_(theirs.detach().cpu())
+                mine.copy_(theirs.detach())
             self.version.value += 1
 
     def remember(self, state: dict, step: int) -> None:
@@ -227,23 +312,29 @@ class LocalActors:
             pool_queue.put(({k: v.cpu() for k, v in state.items()}, step))
 
     def collect(self, wait: bool) -> list[Block]:
-        """The blocks waiting, and (``wait``) at least one."""
-        blocks = []
-        while wait and not blocks:
-            try:
-                blocks.append(self.data.get(timeout=60.0))
-            except queue.Empty:
-                if not any(p.is_alive() for p in self.processes):
-                    raise RuntimeError("every actor process died; see its error above") from None
+        """The blocks written, each copied out of its slots (which go back to their actor), and (``wait``) at least one."""
+        blocks: list[Block] = []
         while True:
             try:
-                blocks.append(self.data.get_nowait())
+                handoff = self.ready.get(timeout=60.0) if wait and not blocks else self.ready.get_nowait()
             except queue.Empty:
+                if wait and not blocks:
+                    if not any(p.is_alive() for p in self.processes):
+                        raise RuntimeError("every actor process died; see its error above") from None
+                    continue
                 return blocks
+            # Each slot is copied out and handed back at once: a block larger than all an actor's slots still passes.
+            parts = self.parts[handoff.actor]
+            parts.append(self.slots[handoff.actor].read(handoff.slot, handoff.n))
+            self.free[handoff.actor].put(handoff.slot)
+            if handoff.last:
+                obs, actions, returns = (np.concatenate(x) for x in zip(*parts, strict=True))
+                blocks.append(Block(obs, actions, returns, handoff.steps, handoff.finished, handoff.version))
+                parts.clear()
 
     def close(self) -> None:
         self.stop.set()
-        for _ in range(3):  # unblock actors waiting on a full queue
+        for _ in range(3):  # let actors waiting for a slot see the stop
             self.collect(wait=False)
         for p in self.processes:
             p.join(timeout=10)

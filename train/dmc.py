@@ -8,6 +8,15 @@ batched network calls, in ``num_actors`` actor processes (``train.actors``) or i
 process. Opponents are drawn per game from a mix of the current network (self-play: all
 four seats learn), past networks of the run (the pool) and any agents.
 
+The learner keeps its replay where it learns (``device``): observations packed to 80 bytes
+(``nets.packed``), sampled and unpacked there, so a gradient step copies nothing from the host
+and waits for nothing on it (the losses are read once a round, not once a step). The actors
+and the learner run at once; the learner takes ``updates_per_step`` gradient steps of
+``batch_size`` decisions per batched step the actors make, waiting for them or they for it,
+so each decision is sampled about ``updates_per_step * batch_size / num_envs`` times whatever
+the speeds (logged as ``charts/reuse``). The actors get the learner's weights, in place,
+every ``publish_every`` gradient steps.
+
 Run: ``python -m train.dmc --config dmc_quick [--FIELD VALUE ...]``;
 ``--resume runs/NAME`` continues a run from its last checkpoint. From Python:
 ``train.dmc.train(Config(...))`` returns the run folder.
@@ -31,17 +40,14 @@ from agents.arena import need_ray
 from agents.chances import Chances
 from agents.neural import checkpoint_path
 from nets import NetworkSpec, build_network, load_checkpoint, resolve_device
-from smear_env import OBS_DIM, Phase
-from smear_env.observer import OFFSETS
+from nets.packed import PACKED, pack, unpack
+from smear_env import OBS_DIM
 
 from .actors import ActorSettings, InProcess, LocalActors
 from .config import RunConfig, Sizes, Start, main_of
 from .distill import TEMPERATURE, VALUE_WEIGHT, as_tensors, load_positions, teacher_loss
 from .opponents import load_opponents
 from .run import Run, restore_rng_state, rng_state, seed_everything
-
-PHASES = tuple(p.name.lower() for p in Phase if p != Phase.GAME_OVER)  # the observation's phase one-hot, in order
-PHASE_AT = OFFSETS["phase"]
 
 
 @dataclass
@@ -66,6 +72,10 @@ class Config(RunConfig):
     """target chance: a table of win chances by score and dealer (python -m train.chances --out FILE; chance: the shipped one)"""
     num_actors: int = 1
     """actors stepping games while this process learns (0: this process steps them too)"""
+    actor_device: str | None = None
+    """where the actors run the network for their games: auto, cpu, cuda or cuda:N (none: the learner's device)"""
+    publish_every: int = 16
+    """gradient steps between publications of the learner's weights to the actors (in place)"""
     backend: Literal["local", "ray"] = "local"
     """where actors run: local (processes on this machine) or ray (Ray actors on a cluster; pip install '.[ray]')"""
     ray_address: str | None = None
@@ -88,7 +98,7 @@ class Config(RunConfig):
     def validate(self) -> None:
         """Every field checked (the shared ones, then DMC's), with a message naming it and what is allowed."""
         super().validate()
-        for name in ("batch_size", "buffer_size"):
+        for name in ("batch_size", "buffer_size", "publish_every"):
             if getattr(self, name) < 1:
                 raise ValueError(f"config {name}={getattr(self, name)}: must be at least 1")
         for name in ("warmup", "num_actors", "frozen_steps", "anchor_steps"):
@@ -123,39 +133,49 @@ class Config(RunConfig):
 
 
 class Replay:
-    """The newest ``size`` decisions: observation, action, return."""
+    """The newest ``size`` decisions, kept on ``device`` (packed observations, action, return) and sampled there
+    with a generator of its own on that device: a batch never crosses from the host."""
 
-    def __init__(self, size: int) -> None:
-        self.obs = np.zeros((size, OBS_DIM), dtype=np.float32)
-        self.action = np.zeros(size, dtype=np.int64)
-        self.ret = np.zeros(size, dtype=np.float32)
-        self.size, self.next, self.full = size, 0, False
+    def __init__(self, size: int, device: torch.device, seed: int) -> None:
+        self.obs = torch.zeros((size, PACKED), dtype=torch.uint8, device=device)
+        self.action = torch.zeros(size, dtype=torch.int64, device=device)
+        self.ret = torch.zeros(size, dtype=torch.float32, device=device)
+        self.generator = torch.Generator(device=device)
+        self.generator.manual_seed(seed)
+        self.device, self.size, self.next, self.full = device, size, 0, False
+
+    def _to_device(self, array: np.ndarray) -> torch.Tensor:
+        tensor = torch.from_numpy(array if array.flags.writeable else array.copy())  # Ray's blocks arrive read-only
+        if self.device.type == "cuda":  # from pinned memory the copy is asynchronous
+            return tensor.pin_memory().to(self.device, non_blocking=True)
+        return tensor.to(self.device)
 
     def add(self, obs: np.ndarray, action: np.ndarray, ret: np.ndarray) -> None:
-        for start in range(0, len(action), self.size):
-            o, a, r = obs[start : start + self.size], action[start : start + self.size], ret[start : start + self.size]
-            idx = (self.next + np.arange(len(a))) % self.size
-            self.obs[idx], self.action[idx], self.ret[idx] = o, a, r
-            self.full |= self.next + len(a) >= self.size
-            self.next = (self.next + len(a)) % self.size
+        """Decisions: ``obs`` packed (``nets.packed.pack``), their actions and returns; the oldest make room."""
+        obs, action, ret = obs[-self.size :], action[-self.size :], ret[-self.size :]
+        n = len(action)
+        if not n:
+            return
+        rows = (self.next + torch.arange(n)) % self.size
+        rows = rows.to(self.device)
+        self.obs.index_copy_(0, rows, self._to_device(obs))
+        self.action.index_copy_(0, rows, self._to_device(action.astype(np.int64, copy=False)))
+        self.ret.index_copy_(0, rows, self._to_device(ret.astype(np.float32, copy=False)))
+        self.full |= self.next + n >= self.size
+        self.next = (self.next + n) % self.size
 
     def __len__(self) -> int:
         return self.size if self.full else self.next
 
-    def sample(self, rng: np.random.Generator, n: int, device: torch.device):
-        idx = rng.integers(len(self), size=n)
-        batch = (torch.from_numpy(self.obs[idx]), torch.from_numpy(self.action[idx]), torch.from_numpy(self.ret[idx]))
-        return tuple(t.to(device, non_blocking=True) for t in batch)
+    def sample(self, n: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """``n`` decisions drawn uniformly: observations (unpacked), actions, returns, all on the device."""
+        idx = torch.randint(len(self), (n,), device=self.device, generator=self.generator)
+        return unpack(self.obs[idx]), self.action[idx], self.ret[idx]
 
 
-def in_phases(obs: np.ndarray, phases: tuple[str, ...]) -> np.ndarray:
-    """Which rows of ``obs`` [n, OBS_DIM] are decisions of one of ``phases`` (names of the observation's phase one-hot)."""
-    learned = np.array([name in phases for name in PHASES])
-    return obs[:, PHASE_AT : PHASE_AT + len(PHASES)].argmax(axis=1).choose(learned)
-
-
-def teacher_batches(folder: str) -> Callable[[np.random.Generator, int, torch.device], tuple[torch.Tensor, ...]]:
-    """Batches of a train.distill positions folder: observations, the teacher's values, legal actions."""
+def teacher_batches(folder: str, device: torch.device, seed: int) -> Callable[[int], tuple[torch.Tensor, ...]]:
+    """Batches of a train.distill positions folder, kept and drawn on ``device``: observations, the teacher's
+    values, legal actions."""
     try:
         data = load_positions([Path(folder)])
     except ValueError as e:
@@ -163,10 +183,14 @@ def teacher_batches(folder: str) -> Callable[[np.random.Generator, int, torch.de
     if data["obs"].shape[1] != OBS_DIM:
         raise ValueError(f"config teacher_positions={folder!r}: observations of {data['obs'].shape[1]} values, not {OBS_DIM}")
     obs, goal, legal = as_tensors(data)
+    packed = torch.from_numpy(pack(obs.numpy())).to(device)
+    goal, legal = goal.to(device), legal.to(device)
+    generator = torch.Generator(device=device)
+    generator.manual_seed(seed)
 
-    def batch(rng: np.random.Generator, n: int, device: torch.device) -> tuple[torch.Tensor, ...]:
-        rows = torch.from_numpy(rng.integers(len(obs), size=n))
-        return tuple(t[rows].to(device, non_blocking=True) for t in (obs, goal, legal))
+    def batch(n: int) -> tuple[torch.Tensor, ...]:
+        rows = torch.randint(len(packed), (n,), device=device, generator=generator)
+        return unpack(packed[rows]), goal[rows], legal[rows]
 
     return batch
 
@@ -195,7 +219,7 @@ def train(config: Config, start: Start | None = None, report: Callable[[dict[str
     spec = NetworkSpec("q_split" if split else "q", config.hidden)
     if start_from is not None and start_from.network != spec:
         raise ValueError(f"config init={config.init!r}: its network {start_from.network} is not this run's {spec}")
-    taught = teacher_batches(config.teacher_positions) if config.teacher_positions else None
+    taught = teacher_batches(config.teacher_positions, device, config.seed) if config.teacher_positions else None
     if config.chances:
         Chances.load(config.chances)  # a ValueError naming the file before anything runs
     torch.set_num_threads(config.torch_threads)
@@ -230,9 +254,14 @@ def train(config: Config, start: Start | None = None, report: Callable[[dict[str
             run.say(f"{len(seeds)} Ray actor(s) on {len({place['node'] for place in places})} node(s) (process ids {pids})")
         for state, step in pool:
             actors.remember(state, step)
-        replay = Replay(config.buffer_size)
-        steps_at_start, started, losses, teacher_losses, finished = run.step, run.start_clock(), [], [], []
-        anchor_losses: list[float] = []
+        replay = Replay(config.buffer_size, device, config.seed + run.step)
+        if run.resumed and "replay_rng" in run.resumed.extra:
+            replay.generator.set_state(run.resumed.extra["replay_rng"])
+        steps_at_start, started, finished = run.step, run.start_clock(), []
+        # Sums of the round's losses, kept on the device (read once a round: no wait for the device per step).
+        sums = {name: torch.zeros((), device=device) for name in ("q_loss", "anchor_loss", "teacher_loss")}
+        counted = {name: 0 for name in sums}
+        published, added, sampled = updates, 0, 0
         try:
             while run.running():
                 # ---------------------------------------------------------------- decisions with their returns -> replay
@@ -241,11 +270,8 @@ def train(config: Config, start: Start | None = None, report: Callable[[dict[str
                 steps = 0
                 replaced = actors.replaced
                 for block in actors.collect(wait=not learning or updates >= target_updates):
-                    if len(config.learn_phases) < len(PHASES):
-                        kept = in_phases(block.obs, config.learn_phases)
-                        replay.add(block.obs[kept], block.actions[kept], block.returns[kept])
-                    else:
-                        replay.add(block.obs, block.actions, block.returns)
+                    replay.add(block.obs, block.actions, block.returns)  # the actors kept only the learn_phases
+                    added += len(block.actions)
                     steps += block.steps
                     finished.extend(block.finished)
                 if actors.replaced > replaced:
@@ -256,8 +282,9 @@ def train(config: Config, start: Start | None = None, report: Callable[[dict[str
                 if len(replay) < config.warmup:
                     updates = target_updates
                 pull = config.anchor_at(run.step)
+                frozen = run.step + steps < config.frozen_steps  # until then the start network plays (policy evaluation)
                 while updates < target_updates:
-                    b_obs, b_act, b_ret = replay.sample(rng, config.batch_size, device)
+                    b_obs, b_act, b_ret = replay.sample(config.batch_size)
                     outputs = q(b_obs)
                     value = outputs.gather(1, b_act[:, None])
                     loss = F.mse_loss(value.squeeze(1), b_ret)
@@ -267,33 +294,37 @@ def train(config: Config, start: Start | None = None, report: Callable[[dict[str
                             kept = kept - kept.gather(1, b_act[:, None])
                         anchor_loss = F.mse_loss(outputs - value, kept)
                         loss = loss + pull * anchor_loss
-                        anchor_losses.append(anchor_loss.item())
+                        sums["anchor_loss"] += anchor_loss.detach()
+                        counted["anchor_loss"] += 1
                     if taught is not None:
-                        t_obs, t_goal, t_legal = taught(rng, config.batch_size, device)
+                        t_obs, t_goal, t_legal = taught(config.batch_size)
                         taught_loss = teacher_loss(q(t_obs), t_goal, t_legal, TEMPERATURE, VALUE_WEIGHT)
                         loss = loss + config.teacher_weight * taught_loss
-                        teacher_losses.append(taught_loss.item())
-                    optimizer.zero_grad()
+                        sums["teacher_loss"] += taught_loss.detach()
+                        counted["teacher_loss"] += 1
+                    optimizer.zero_grad(set_to_none=True)
                     loss.backward()
-                    torch.nn.utils.clip_grad_norm_(q.parameters(), 40.0)
+                    torch.nn.utils.clip_grad_norm_(q.parameters(), 40.0, foreach=True)
                     optimizer.step()
                     updates += 1
-                    losses.append(loss.item())
-                if run.step + steps >= config.frozen_steps:  # until then the start network plays (policy evaluation)
-                    actors.publish(q)
+                    sampled += config.batch_size
+                    sums["q_loss"] += loss.detach()
+                    counted["q_loss"] += 1
+                    if not frozen and updates - published >= config.publish_every:
+                        actors.publish(q)  # in place: the actors take it at their next block
+                        published = updates
 
                 # ---------------------------------------------------------------- logs, pool, eval, checkpoint
                 scalars = {"charts/replay_size": float(len(replay)), "charts/updates": float(updates)}
-                if losses:
-                    scalars["losses/q_loss"] = float(np.mean(losses))
-                    losses.clear()
-                if anchor_losses:
-                    scalars["losses/anchor_loss"] = float(np.mean(anchor_losses))
+                for name, total in sums.items():  # the round's one wait for the device
+                    if counted[name]:
+                        scalars[f"losses/{name}"] = total.item() / counted[name]
+                        total.zero_()
+                        counted[name] = 0
+                if "losses/anchor_loss" in scalars:
                     scalars["charts/anchor_weight"] = pull
-                    anchor_losses.clear()
-                if teacher_losses:
-                    scalars["losses/teacher_loss"] = float(np.mean(teacher_losses))
-                    teacher_losses.clear()
+                if added:
+                    scalars["charts/reuse"] = sampled / added  # samples drawn per decision taken in, since the start
                 if finished:
                     scalars["charts/episode_return_team0"] = float(np.mean(finished))
                     finished.clear()
@@ -307,13 +338,15 @@ def train(config: Config, start: Start | None = None, report: Callable[[dict[str
                     run.evaluate(q, report)
                 if run.checkpoint_due():
                     run.checkpoint(q, optimizer=optimizer.state_dict(), updates=updates, rng=rng_state(rng),
-                                   pool=[s for s, _ in pool], pool_steps=[t for _, t in pool])  # fmt: skip
+                                   replay_rng=replay.generator.get_state(), pool=[s for s, _ in pool],
+                                   pool_steps=[t for _, t in pool])  # fmt: skip
         finally:
             actors.close()
 
         speed = (run.step - steps_at_start) / max(time.time() - started, 1e-9)
         run.finish(q, report, speed, optimizer=optimizer.state_dict(), updates=updates, rng=rng_state(rng),
-                   pool=[s for s, _ in pool], pool_steps=[t for _, t in pool])  # fmt: skip
+                   replay_rng=replay.generator.get_state(), pool=[s for s, _ in pool],
+                   pool_steps=[t for _, t in pool])  # fmt: skip
     return run.folder
 
 

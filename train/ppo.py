@@ -136,12 +136,13 @@ def train(config: Config, start: Start | None = None, report: Callable[[dict[str
         opponents = Opponents(n, config.opponents, rng, config.seed, config.rules, device)
         for state, step in zip(pool, pool_steps, strict=True):
             opponents.remember(state, step, spec, config.pool_size)
-        b_obs = np.zeros((steps, n, OBS_DIM), dtype=np.float32)
-        b_state = np.zeros((steps, n, STATE_DIM), dtype=np.float32)
-        b_mask = np.zeros((steps, n, NUM_ACTIONS), dtype=np.int8)
-        b_action = np.zeros((steps, n), dtype=np.int64)
-        b_logprob = np.zeros((steps, n), dtype=np.float32)
-        b_value = np.zeros((steps, n), dtype=np.float32)
+        # What the network saw and said stays on its device (the learning reads it there); the rest is the host's.
+        b_obs = torch.zeros((steps, n, OBS_DIM), dtype=torch.float32, device=device)
+        b_state = torch.zeros((steps, n, STATE_DIM), dtype=torch.float32, device=device)
+        b_mask = torch.zeros((steps, n, NUM_ACTIONS), dtype=torch.int8, device=device)
+        b_action = torch.zeros((steps, n), dtype=torch.int64, device=device)
+        b_logprob = torch.zeros((steps, n), dtype=torch.float32, device=device)
+        d_value = torch.zeros((steps, n), dtype=torch.float32, device=device)
         b_seat = np.zeros((steps, n), dtype=np.int64)
         b_learner = np.zeros((steps, n), dtype=bool)
         b_reward = np.zeros((steps, n, 4), dtype=np.float32)
@@ -158,13 +159,16 @@ def train(config: Config, start: Start | None = None, report: Callable[[dict[str
                 actions = np.zeros(n, dtype=np.int64)
                 with torch.no_grad():
                     o, m = torch.from_numpy(obs).to(device), torch.from_numpy(mask).to(device)
+                    full = torch.from_numpy(state).to(device)
                     dist = masked_distribution(agent(o), m)
                     sampled = dist.sample()
-                    actions[:] = sampled.cpu().numpy()
-                    b_logprob[t] = dist.log_prob(sampled).cpu().numpy()
-                    b_value[t] = agent.value(torch.from_numpy(state).to(device), o).cpu().numpy()
+                    b_logprob[t] = dist.log_prob(sampled)
+                    d_value[t] = agent.value(full, o)
+                    actions[:] = sampled.cpu().numpy()  # the step's one wait for the device: the games need the actions
                 opponents.act(venv, obs, mask, seat, actions, learner)
-                b_obs[t], b_state[t], b_mask[t], b_action[t], b_seat[t], b_learner[t] = obs, state, mask, actions, seat, learner
+                b_obs[t], b_state[t], b_mask[t] = o, full, m
+                b_action[t] = torch.from_numpy(actions).to(device)
+                b_seat[t], b_learner[t] = seat, learner
                 obs, rewards, terminated, truncated, info = venv.step(actions)
                 done = terminated | truncated
                 b_reward[t] = rewards * config.reward_scale
@@ -184,25 +188,25 @@ def train(config: Config, start: Start | None = None, report: Callable[[dict[str
                     ],
                     axis=1,
                 )
+            b_value = d_value.cpu().numpy()  # the advantages are the host's: the rollout's one wait for the values
             advantages = seat_advantages(config, b_value, b_seat, b_learner, b_reward, b_done, last_values)
             returns = advantages + b_value
 
             # ---------------------------------------------------------------- learn
-            keep = b_learner.reshape(-1)
+            keep = torch.from_numpy(b_learner.reshape(-1)).to(device)
             flat = {
-                "obs": torch.from_numpy(b_obs.reshape(-1, OBS_DIM)[keep]),
-                "state": torch.from_numpy(b_state.reshape(-1, STATE_DIM)[keep]),
-                "mask": torch.from_numpy(b_mask.reshape(-1, NUM_ACTIONS)[keep]),
-                "action": torch.from_numpy(b_action.reshape(-1)[keep]),
-                "logprob": torch.from_numpy(b_logprob.reshape(-1)[keep]),
-                "advantage": torch.from_numpy(advantages.reshape(-1)[keep]),
-                "return": torch.from_numpy(returns.reshape(-1)[keep]),
-                "value": torch.from_numpy(b_value.reshape(-1)[keep]),
+                "obs": b_obs.reshape(-1, OBS_DIM)[keep],
+                "state": b_state.reshape(-1, STATE_DIM)[keep],
+                "mask": b_mask.reshape(-1, NUM_ACTIONS)[keep],
+                "action": b_action.reshape(-1)[keep],
+                "logprob": b_logprob.reshape(-1)[keep],
+                "advantage": torch.from_numpy(advantages.reshape(-1)).to(device)[keep],
+                "return": torch.from_numpy(returns.reshape(-1)).to(device)[keep],
+                "value": d_value.reshape(-1)[keep],
             }
-            flat = {k: v.to(device) for k, v in flat.items()}
             size = len(flat["action"])
             minibatch = max(1, size // config.num_minibatches)
-            clipfracs, approx_kl = [], 0.0
+            clipped, minibatches = torch.zeros((), device=device), 0
             for _ in range(config.update_epochs):
                 order = torch.from_numpy(rng.permutation(size)).to(device)
                 for begin in range(0, size - minibatch + 1, minibatch):  # whole minibatches only
@@ -210,9 +214,10 @@ def train(config: Config, start: Start | None = None, report: Callable[[dict[str
                     dist = masked_distribution(agent(flat["obs"][idx]), flat["mask"][idx])
                     logratio = dist.log_prob(flat["action"][idx]) - flat["logprob"][idx]
                     ratio = logratio.exp()
-                    with torch.no_grad():
-                        approx_kl = float(((ratio - 1) - logratio).mean())
-                        clipfracs.append(float(((ratio - 1.0).abs() > config.clip_coef).float().mean()))
+                    with torch.no_grad():  # summed on the device, read once after the update: no wait per step
+                        approx_kl = ((ratio - 1) - logratio).mean()  # the last minibatch's, as CleanRL logs it
+                        clipped += ((ratio - 1.0).abs() > config.clip_coef).float().mean()
+                        minibatches += 1
                     adv = flat["advantage"][idx]
                     adv = (adv - adv.mean()) / (adv.std() + 1e-8)
                     pg_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - config.clip_coef, 1 + config.clip_coef)).mean()
@@ -232,8 +237,8 @@ def train(config: Config, start: Start | None = None, report: Callable[[dict[str
                 "losses/policy_loss": pg_loss.item(),
                 "losses/value_loss": v_loss.item(),
                 "losses/entropy": entropy.item(),
-                "losses/approx_kl": approx_kl,
-                "losses/clipfrac": float(np.mean(clipfracs)),
+                "losses/approx_kl": approx_kl.item(),
+                "losses/clipfrac": clipped.item() / max(minibatches, 1),
                 "losses/explained_variance": explained,
             }
             if finished:
