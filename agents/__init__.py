@@ -1,10 +1,10 @@
 """Agents for smear-rl behind one interface, found by a registry, and the arena that plays them against each other."""
 
-from .base import Agent, AgentEntry, load_agent, register, registered, spec_help
+from .base import RENAMED, Agent, AgentEntry, load_agent, register, registered, rename, spec_help
 
 # The built-in agents: an id, where the class is, what a spec may say to it.
 NETWORK_OPTIONS = {"device": str, "any_rules": bool, "suits": int}  # every network agent's (agents.neural)
-NETWORKS = ("neural", "dmc", "chance", "distilled")  # the shipped networks, by name (agents.neural.checkpoint_path)
+NETWORKS = ("neural", "distilled", "chance", "dmc")  # the shipped networks, by name (nets.shipped)
 register("random", "agents.random_agent:RandomAgent", summary="uniform over the legal actions")
 register("heuristic", "agents.heuristic:HeuristicAgent", summary="the rule-based player of agents/heuristic.py")
 register(
@@ -19,30 +19,13 @@ register(
     argument="path",
     options=NETWORK_OPTIONS,
     files={"path": NETWORKS},
-    summary="a trained network: the shipped one (chance's network taught its values averaged over the orders of the suits), or neural:PATH (neural:A+B: the mean of several networks' values)",
-)
-register(
-    "dmc",
-    "agents.neural:DMCAgent",
-    options=NETWORK_OPTIONS,
-    summary="the first release's network (DMC self-play alone; 0.1.0's neural): the search agent's contracts",
-)
-register(
-    "chance",
-    "agents.neural:ChanceAgent",
-    options=NETWORK_OPTIONS,
-    summary="distilled's card play, contracts valued by the change of the chance of winning the game (q_split)",
-)
-register(
-    "distilled",
-    "agents.neural:DistilledAgent",
-    options=NETWORK_OPTIONS,
-    summary="the neural shipped until 2026-12-03: the search agent's card play distilled (expert iteration), dmc's contracts",
+    summary="a trained network: the shipped one (chance's network taught its values averaged over the orders of the suits), neural:NAME another shipped one (distilled, chance, dmc), neural:PATH a checkpoint (neural:A+B: the mean of several networks' values)",
 )
 register(
     "search",
     "agents.search:SearchAgent",
     options={
+        "preset": str,
         "samples": int,
         "seconds": float,
         "net": str,
@@ -58,7 +41,11 @@ register(
         "device": str,
     },
     files={"net": NETWORKS, "beliefs": ("uniform",), "chances": ("chance",)},
-    summary="the network for the contract, PIMC over deals from a learned model of the hidden cards for the play, blended",
+    summary="the network for the contract, PIMC over deals from a learned model of the hidden cards for the play, blended (presets: pimc, rollouts, chance)",
 )
+# 0.2.0's names of the shipped networks as agents of their own: accepted for this release, with a warning.
+rename("dmc", "neural:dmc")
+rename("distilled", "neural:distilled")
+rename("chance", "neural:chance")
 
-__all__ = ["Agent", "AgentEntry", "load_agent", "register", "registered", "spec_help"]
+__all__ = ["RENAMED", "Agent", "AgentEntry", "load_agent", "register", "registered", "rename", "spec_help"]

@@ -14,10 +14,11 @@ from pathlib import Path
 
 import numpy as np
 
+from nets.shipped import CHANCES
 from smear_env import SmearVectorEnv
 
 FORMAT = "smear-chances/1"
-SHIPPED = Path(__file__).parent / "weights" / "chance.npz"  # made by the command in weights/chance.json
+SHIPPED = CHANCES  # made by the command in nets/weights/chance.json
 
 
 @dataclass(frozen=True)

@@ -1,10 +1,12 @@
-"""A policy trained by ``train.dmc`` or ``train.ppo``, played from a checkpoint (``nets`` format).
+"""The network agent: a policy trained by ``train.dmc`` or ``train.ppo``, played from a checkpoint (``nets`` format).
 
-``neural`` plays the shipped network (``chance``'s, taught its own values averaged over the orders of
-the suits; docs/results.md), ``distilled`` the one shipped before it (docs/search_and_distillation.md), ``neural:PATH`` a
-checkpoint, ``neural:A+B+...`` the mean of several Q-networks' values (an output ensemble; each a path
-or a built-in name, ``neural:chance+runs/x/checkpoint.pt``), ``dmc`` the first release's network (DMC self-play alone), ``chance`` ``distilled``'s
-card play with contracts valued by the game's win chance (a ``q_split`` network); options ``device=``
+One agent, its weights named by its spec: ``neural`` plays the shipped network (``chance``'s, taught its
+own values averaged over the orders of the suits; docs/results.md), ``neural:NAME`` any other shipped
+network by its name (``neural:distilled``, ``neural:chance``, ``neural:dmc``: ``nets.shipped``),
+``neural:PATH`` a checkpoint, ``neural:A+B+...`` the mean of several Q-networks' values (an output
+ensemble; each a path or a shipped name, ``neural:chance+runs/x/checkpoint.pt``). The names 0.2.0 gave
+the shipped networks as agents of their own (``dmc``, ``distilled``, ``chance``) still work for this
+release, with a warning that names the new spelling (``agents.RENAMED``). Options ``device=``
 (``auto``, ``cpu``, ``cuda``, ``cuda:N``), ``any_rules=true`` (play under rule settings
 the network was not trained for) and ``suits=K`` (the values averaged over K orders of the suits, ``nets.SuitMean``,
 1 to 24; by default the checkpoint's own ``suits``, else 1: the network alone). Decisions are batched: ``act_batch`` sends a whole batch
@@ -19,11 +21,12 @@ import numpy as np
 import torch
 
 from nets import MeanNetwork, SuitMean, check_suits, load_checkpoint, masked_argmax, resolve_device
+from nets.shipped import NETWORKS, shipped_name, weights_path
 from smear_env import Rules, SeatView
 
 from .base import Agent
 
-SHIPPED = Path(__file__).parent / "weights" / "neural.pt"
+SHIPPED = NETWORKS["neural"]
 # Settings a network's observations do not depend on: a game may differ in these.
 _IGNORED = ("max_hands",)
 
@@ -43,15 +46,16 @@ class NeuralAgent(Agent):
         self, path: str | Path = SHIPPED, device: str = "auto", any_rules: bool = False, suits: int | None = None
     ) -> None:
         super().__init__()
-        shipped = _SHIPPED_NAMES.get(Path(path))
-        self.name = shipped or f"neural:{path}"  # what messages call it: never the install's path
+        path = weights_path(path) if "+" not in str(path) else path
+        shipped = shipped_name(path)
+        self.name = "neural" if shipped == "neural" else f"neural:{shipped or path}"  # never the install's path
         if not Path(path).exists() and Path(path) == SHIPPED:
             raise ValueError(f"agent spec 'neural': no shipped checkpoint at {SHIPPED}; give neural:runs/NAME/checkpoint.pt")
         self.device = resolve_device(device)
         members = (
-            [checkpoint_path(path)]
+            [weights_path(path)]
             if "+" not in str(path) or Path(path).exists()
-            else [checkpoint_path(p) for p in str(path).split("+")]
+            else [weights_path(p) for p in str(path).split("+")]
         )
         checkpoints = [load_checkpoint(member, self.device) for member in members]
         if len(checkpoints) > 1:
@@ -126,52 +130,3 @@ class NeuralAgent(Agent):
         if view is not None:
             self.check_rules(view.rules)
         return int(self.act_batch(observation[None], action_mask[None])[0])
-
-
-DMC = Path(__file__).parent / "weights" / "dmc.pt"
-CHANCE = Path(__file__).parent / "weights" / "chance.pt"
-DISTILLED = Path(__file__).parent / "weights" / "distilled.pt"
-
-
-_SHIPPED_NAMES = {SHIPPED: "neural", DMC: "dmc", CHANCE: "chance", DISTILLED: "distilled"}
-
-
-def checkpoint_path(name: str | Path) -> Path:
-    """A checkpoint a config or a command names: ``neural``, ``chance``, ``distilled`` and ``dmc`` are the shipped networks (wherever
-    the kit is installed), anything else a path."""
-    return {label: path for path, label in _SHIPPED_NAMES.items()}.get(str(name), Path(name))
-
-
-class DMCAgent(NeuralAgent):
-    """``dmc``: the network of the first release (0.1.0's ``neural``), trained by DMC self-play alone
-    (``configs/dmc_shipped.yaml``). The shipped ``neural`` is this network taught the ``search``
-    agent's card play; ``search`` takes its contracts from this one, and the figures measured
-    against 0.1.0's ``neural`` are against it."""
-
-    def __init__(self, device: str = "auto", any_rules: bool = False, suits: int | None = None) -> None:
-        super().__init__(DMC, device, any_rules, suits)
-        self.name = "dmc"
-
-
-class ChanceAgent(NeuralAgent):
-    """``chance``: ``distilled``'s card play with contracts (bids, trump, discards) valued by
-    the change each hand makes to the team's chance of winning the game, not by the hand's margin:
-    a ``q_split`` network (``train.dmc`` with ``target: chance``; docs/results.md, "Contracts for
-    the game"). It bids for the game: at the end of one, where a point is the game, it bids what
-    a margin network would not."""
-
-    def __init__(self, device: str = "auto", any_rules: bool = False, suits: int | None = None) -> None:
-        super().__init__(CHANCE, device, any_rules, suits)
-        self.name = "chance"
-
-
-class DistilledAgent(NeuralAgent):
-    """``distilled``: the ``neural`` shipped from 2026-12-02 to 2026-12-03, a ``q`` network distilled from the
-    ``search`` agent's card play by expert iteration (docs/search_and_distillation.md), its contracts
-    ``dmc``'s. Today's ``neural`` is ``chance`` (this network's card play, contracts valued by the
-    game's win chance) taught its own values averaged over the orders of the suits; the figures measured
-    against the ``neural`` of 2026-12-02 and 2026-12-03 are against this one."""
-
-    def __init__(self, device: str = "auto", any_rules: bool = False, suits: int | None = None) -> None:
-        super().__init__(DISTILLED, device, any_rules, suits)
-        self.name = "distilled"

@@ -1,7 +1,22 @@
 """``search``: determinized search on top of the learned models: the network where double-dummy misleads,
 PIMC over deals drawn from a learned model of the hidden cards for the card play, the two blended.
 
-Spec: ``search[:samples=N,seconds=S,net=PATH|neural|dmc|chance,beliefs=PATH|uniform,blend=B,net_tricks=T,rollouts=R,play_rollouts=P,mix=M,chances=FILE|chance,infer=T,draws=D,device=D]``.
+Spec: ``search[:preset=NAME,KEY=VALUE,...]``: a named setting (:data:`PRESETS`; ``pimc`` by default), any of
+its options changed by the keys given. The options, by the part of the search they set:
+
+* the contracts (bids, trump, discards): ``net`` (the network: a shipped name or a path), ``rollouts``;
+* the card play: ``samples``, ``seconds``, ``beliefs`` (a path, or ``uniform``), ``play_rollouts``, ``mix``,
+  ``blend``, ``net_tricks``;
+* the rollouts: ``chances`` (a table, or ``chance``: the shipped one), ``infer``, ``draws``;
+* where it runs: ``device``.
+
+========  =========================================================================  ==================================
+preset    options                                                                    measured (docs/results.md)
+========  =========================================================================  ==================================
+pimc      samples=20, seconds=0.09, net=dmc, blend=0.5 (the others off)              0.772 against ``pimc`` (2,000 games)
+rollouts  net=distilled, rollouts=64, play_rollouts=64, mix=1                        0.556 against ``neural:distilled``
+chance    net=chance, rollouts=64, play_rollouts=64, mix=1, chances=chance           0.593 against ``neural:distilled``
+========  =========================================================================  ==================================
 
 * **Bidding, trump, discards**: the network (by default ``dmc``, the first release's DMC Q-network,
   which the figures in docs/results.md were measured with) decides. Solving a deal with open cards
@@ -48,14 +63,34 @@ import numpy as np
 import torch
 
 from nets import load_checkpoint, resolve_device
+from nets.shipped import BELIEFS
 from smear_env import DealSampler, Phase, SeatView
 
 from .chances import Chances
-from .neural import DMC, NeuralAgent, checkpoint_path
+from .neural import NeuralAgent
 from .pimc import PIMCAgent
 from .rollouts import Rollouts
 
-SHIPPED_BELIEFS = Path(__file__).parent / "weights" / "beliefs.pt"
+PRESETS: dict[str, dict[str, object]] = {
+    "pimc": dict(
+        samples=20,
+        seconds=0.09,
+        net="dmc",
+        beliefs=BELIEFS,
+        blend=0.5,
+        net_tricks=0,
+        rollouts=0,
+        play_rollouts=0,
+        mix=0.5,
+        chances=None,
+        infer=0.0,
+        draws=4,
+        device="cpu",
+    ),  # fmt: skip
+}
+PRESETS["rollouts"] = PRESETS["pimc"] | dict(net="distilled", rollouts=64, play_rollouts=64, mix=1.0)
+PRESETS["chance"] = PRESETS["rollouts"] | dict(net="chance", chances="chance")
+"""The named settings of the table in the module docstring: each option's value."""
 ROLLED = (Phase.TRUMP, Phase.DISCARD)  # the contract decisions ``rollouts`` values (the bids stay the network's)
 
 
@@ -65,21 +100,30 @@ class SearchAgent(PIMCAgent):
     name = "search"
     independent = True
 
-    def __init__(
+    def __init__(self, preset: str = "pimc", **options: object) -> None:
+        if preset not in PRESETS:
+            raise ValueError(f"search: preset={preset!r}: one of {', '.join(PRESETS)}")
+        unknown = sorted(set(options) - set(PRESETS[preset]))
+        if unknown:
+            raise ValueError(f"search: unknown option(s) {unknown}; allowed are preset, {', '.join(PRESETS[preset])}")
+        self.options = PRESETS[preset] | options
+        self._setup(**self.options)  # type: ignore[arg-type]
+
+    def _setup(
         self,
-        samples: int = 20,
-        seconds: float = 0.09,
-        net: str | Path = DMC,
-        beliefs: str | Path = SHIPPED_BELIEFS,
-        blend: float = 0.5,
-        net_tricks: int = 0,
-        rollouts: int = 0,
-        play_rollouts: int = 0,
-        mix: float = 0.5,
-        chances: str | Path | None = None,
-        infer: float = 0.0,
-        draws: int = 4,
-        device: str = "cpu",
+        samples: int,
+        seconds: float,
+        net: str | Path,
+        beliefs: str | Path,
+        blend: float,
+        net_tricks: int,
+        rollouts: int,
+        play_rollouts: int,
+        mix: float,
+        chances: str | Path | None,
+        infer: float,
+        draws: int,
+        device: str,
     ) -> None:
         super().__init__(samples, seconds)
         if blend < 0 or net_tricks < 0 or rollouts < 0 or play_rollouts < 0:
@@ -88,7 +132,7 @@ class SearchAgent(PIMCAgent):
             )
         if not 0 <= mix <= 1:
             raise ValueError(f"search: mix={mix} must be in [0, 1] (the rollouts' share of a card's search value)")
-        self.network = NeuralAgent(checkpoint_path(net), device)
+        self.network = NeuralAgent(net, device)
         table = Chances.load(chances) if chances else None
         if table is not None and not (rollouts or play_rollouts):
             raise ValueError(f"search: chances={chances} values the rollouts' hands: give rollouts=R or play_rollouts=P too")

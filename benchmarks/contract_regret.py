@@ -26,7 +26,7 @@ import numpy as np
 import torch
 
 from agents.chances import Chances
-from agents.neural import SHIPPED, NeuralAgent, checkpoint_path
+from agents.neural import SHIPPED, NeuralAgent
 from agents.rollouts import CONTRACT_PHASES, Rollouts
 from agents.search import SearchAgent
 from smear_env import Phase, SmearVectorEnv, seat_view
@@ -55,7 +55,7 @@ def main() -> None:
     phases = tuple(PHASES[p] for p in args.phases)
     chances = Chances.load(args.chances) if args.chances else None
     torch.set_num_threads(1)
-    network = NeuralAgent(checkpoint_path(args.net), device="cpu")
+    network = NeuralAgent(args.net, device="cpu")
     sampler_of = SearchAgent(net=args.net, rollouts=1)._sampler  # the search agent's deals: the learned beliefs
     reference = Rollouts(network, args.reference, chances)
     compared = {int(n): Rollouts(network, int(n), chances) for n in args.deals.split(",")}

@@ -18,7 +18,7 @@ import argparse
 import numpy as np
 import torch
 
-from agents.neural import NeuralAgent, checkpoint_path
+from agents.neural import NeuralAgent
 from agents.rollouts import Rollouts
 from agents.search import SearchAgent
 from smear_env import Game, Phase, SeatView, observe, seat_view
@@ -37,7 +37,7 @@ def main() -> None:
     if args.positions < 1 or args.deals < 1 or args.draws < 1 or min(temperatures) < 0:
         parser.error("--positions, --deals and --draws must be at least 1, --infer temperatures 0 or more")
     torch.set_num_threads(1)
-    network = NeuralAgent(checkpoint_path(args.net))
+    network = NeuralAgent(args.net)
     samplers = {"learned": SearchAgent(net=args.net), "uniform": SearchAgent(net=args.net, beliefs="uniform")}  # search's deals
     rng = np.random.default_rng(args.seed)
     positions: list[tuple[SeatView, np.ndarray, dict[int, int]]] = []

@@ -27,7 +27,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import torch  # noqa: E402
 
-from agents.arena import MatchResult, _play_chunk  # noqa: E402
+from agents.arena import MatchResult  # noqa: E402
+from agents.arena.games import play_chunk  # noqa: E402
 from smear_env import Rules  # noqa: E402
 from smear_env.files import atomic_write  # noqa: E402
 from train.run import SNAPSHOTS  # noqa: E402
@@ -92,7 +93,7 @@ def main() -> None:
                     (
                         item,
                         len(sets),
-                        pool.submit(_play_chunk, (f"neural:{item[1]}", item[2]), rules_of(item[1]), SEED, part, False),
+                        pool.submit(play_chunk, (f"neural:{item[1]}", item[2]), rules_of(item[1]), SEED, part, False),
                     )
                 )
         results: dict[str, list] = {}

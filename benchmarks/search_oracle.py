@@ -18,9 +18,11 @@ import numpy as np
 import torch
 
 from agents import load_agent
-from agents.arena import DealSetResult, MatchResult, _count, game_label, game_rng
+from agents.arena import DealSetResult, MatchResult
+from agents.arena.games import _count
 from agents.search import SearchAgent
 from smear_env import DealSampler, Game, Phase, Rules, SeatView, observe, seat_view
+from smear_env.game import game_label, game_rng
 
 
 class TrueDeal:

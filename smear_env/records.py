@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import json
 import os
+import random
 from collections.abc import Iterable
 from typing import Any
 
 from .actions import DISCARD_BASE, PLAY_BASE, TRUMP_BASE, bid_action
 from .cards import SUITS, parse_card
 from .files import atomic_write
-from .game import SCHEMA, Game, IllegalActionError, Phase
+from .game import SCHEMA, Game, IllegalActionError, Phase, game_label, game_rng
 from .rules import Rules
 
 REQUIRED_RULES = ("kitty_size", "stick_the_dealer", "high_low_in_play", "win_only_on_made_bid", "defender_cap", "target_score")
@@ -263,3 +264,33 @@ def check_records(source: str | os.PathLike[str] | Iterable[dict[str, Any]]) -> 
         check_hand(record, n, last.get(game_id) if isinstance(game_id, str) else None)
         last[str(game_id)] = record
     return len(records)
+
+
+def play_random_games(rules: Rules, games: int, seed: int) -> list[dict[str, Any]]:
+    """The records of ``games`` full games between uniformly random legal agents."""
+    records: list[dict[str, Any]] = []
+    for i in range(games):
+        agent_rng = random.Random(f"agents-{seed}-{i}")
+        game = Game(rules, game_rng(seed, i), game_id=game_label(seed, i))
+        while not game.game_over:
+            legal = game.legal_actions()
+            game.step(legal[int(agent_rng.random() * len(legal))])
+        records.extend(game.records)
+    return records
+
+
+def play_random_games_vector(rules: Rules, games: int, seed: int) -> list[dict[str, Any]]:
+    """The same as :func:`play_random_games` on the batched engine: one slot per game, run until each has ended once."""
+    import numpy as np
+
+    from .vector import SmearVectorEnv
+
+    venv = SmearVectorEnv(games, seed=seed, record="all", **rules.to_dict())
+    venv.reset()
+    rng = np.random.default_rng([seed, 1])
+    finished = np.zeros(games, dtype=bool)
+    while not finished.all():
+        _, _, terminated, truncated, _ = venv.step(venv.sample_actions(rng))
+        finished |= terminated | truncated
+    first = [r for r in venv.records if r["game_id"].endswith("-0")]  # each slot's first game only
+    return sorted(first, key=lambda r: int(r["game_id"].split("-")[1]))  # grouped by game, hands in order

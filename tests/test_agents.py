@@ -9,7 +9,7 @@ import pytest
 
 from agents import Agent, load_agent
 from agents.arena import fit_elo, pool_matches, run_match
-from agents.eval_cli import main as eval_main
+from apps.eval import main as eval_main
 from smear_env import Game, Rules, check_records, observe, seat_view
 
 
@@ -248,7 +248,7 @@ def test_match_workers_share_the_cores_between_them():
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    from agents.arena import _share_cores
+    from agents.arena.match import _share_cores
 
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(2, mp_context=context, initializer=_share_cores, initargs=(1,)) as pool:

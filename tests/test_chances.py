@@ -12,13 +12,14 @@ import torch
 
 from agents import load_agent
 from agents.chances import Chances
-from agents.neural import CHANCE
-from agents.search import SHIPPED_BELIEFS as BELIEFS
 from nets import NetworkSpec, build_network, load_checkpoint, save_checkpoint
+from nets.shipped import BELIEFS, NETWORKS
 from smear_env import Game, Rules, observe, seat_view
 from train import dmc, export
 from train.actors import ActorSettings, SelfPlay
 from train.chances import hand_outcomes, main, solve
+
+CHANCE = NETWORKS["chance"]
 
 
 def outcomes(*rows: tuple[int, int, int, int]) -> np.ndarray:

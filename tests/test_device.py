@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from agents import load_agent
-from agents.eval_cli import main as eval_main
+from apps.eval import main as eval_main
 from nets import resolve_device
 from train import dmc, ppo
 

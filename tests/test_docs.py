@@ -98,9 +98,9 @@ def public_api() -> dict[str, object]:
             names[f"{package.__name__}.{name}"] = getattr(package, name)
     for module_name, members in {
         "agents.arena": None,
-        "agents.web.app": None,
-        "agents.web.tables": None,
-        "agents.web.replay": None,
+        "apps.web.app": None,
+        "apps.web.tables": None,
+        "apps.web.replay": None,
         "smear_env.single_agent": ["SmearSingleAgentEnv"],
         "train.config": ["RunConfig", "Start", "find_config", "builtin_configs"],
         "train.dmc": ["Config", "train"],

@@ -185,7 +185,7 @@ class NoRay(importlib.abc.MetaPathFinder):
         if name == "ray" or name.startswith("ray."):
             raise ImportError("No module named 'ray' (blocked: the local path must not need it)")
 sys.meta_path.insert(0, NoRay())
-import smear_env, nets, agents, train.dmc, train.ppo, agents.eval_cli
+import smear_env, nets, agents, train.dmc, train.ppo, apps.eval
 from agents.arena import run_match
 from train import dmc
 assert run_match("heuristic", "random", 4).games == 4
@@ -198,7 +198,7 @@ except ValueError as e:
 else:
     raise AssertionError("backend ray without Ray did not say so")
 import contextlib, io, train.sweep
-from agents.eval_cli import main as eval_main
+from apps.eval import main as eval_main
 errors = io.StringIO()
 with contextlib.redirect_stderr(errors):
     try:

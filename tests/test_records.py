@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from scenarios import mixed_hand
 
+from apps.records import main as records_main
 from smear_env import RecordError, Rules, check_records, read_records, write_records
-from smear_env.cli import main as records_main
-from smear_env.cli import play_random_games
+from smear_env.records import play_random_games
 
 GOLDEN = Path(__file__).parent / "golden"
 KEYS = [

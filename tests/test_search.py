@@ -13,15 +13,19 @@ import torch
 from agents import load_agent
 from agents.chances import SHIPPED as SHIPPED_CHANCES
 from agents.chances import Chances
-from agents.neural import CHANCE, DISTILLED, DMC, SHIPPED, NeuralAgent
+from agents.neural import NeuralAgent
 from agents.rollouts import CONTRACT_PHASES, Rollouts, deal_of
 from nets import NetworkSpec, build_network, load_checkpoint, widen
+from nets.shipped import NETWORKS
 from smear_env import NUM_ACTIONS, OBS_DIM, DealSampler, Game, Phase, Rules, SmearVectorEnv, observe, seat_view
 from smear_env.actions import DISCARD_BASE, PLAY_BASE
 from smear_env.cards import card_str
 from smear_env.observer import OFFSETS
 from train import beliefs, distill, dmc
 from train.chances import solve
+from train.teacher import load_positions, teacher_loss
+
+SHIPPED, DISTILLED, CHANCE, DMC = NETWORKS["neural"], NETWORKS["distilled"], NETWORKS["chance"], NETWORKS["dmc"]
 
 FAST = "search:samples=3,seconds=10"  # every decision solves its 3 deals: the same choice each time
 
@@ -86,7 +90,7 @@ def test_distill_labels_positions_with_the_teachers_scores_and_fits_a_playable_n
     args = ["--out", str(out), "--teacher", FAST, "--generate-minutes", "0.15", "--fit-minutes", "0.05", "--workers", "1",
             "--games", "8", "--batch-size", "64"]  # fmt: skip
     assert distill.main(args) == 0
-    data = distill.load_positions([out / "positions"])
+    data = load_positions([out / "positions"])
     judged = ~np.isnan(data["target"])
     assert len(data["obs"]) > 20 and (judged == data["mask"]).all()  # a value for every legal action, none for others
     assert (data["mask"].sum(axis=1) > 1).all() and (data["phase"] == int(Phase.PLAY)).any()
@@ -150,7 +154,7 @@ def test_r1_distill_teaches_a_network_its_values_over_the_orders_of_the_suits(tm
             "--max-positions", "40", "--generate-minutes", "1", "--fit-minutes", "0.05", "--workers", "2", "--games", "4",
             "--batch-size", "16"]  # fmt: skip
     assert distill.main(args) == 0
-    data = distill.load_positions([out / "positions"])
+    data = load_positions([out / "positions"])
     assert len(data["obs"]) == 40
     teacher = load_agent("chance:suits=24")
     values = teacher.values(data["obs"])
@@ -171,7 +175,7 @@ def test_r13_r15_distill_endgame_teaches_only_the_hands_that_can_end_the_game(tm
     student = NeuralAgent(CHANCE, device="cpu")
     made = distill.generate(tmp_path / "shard.npz", "search:net=chance,play_rollouts=2,mix=1,chances=chance", CHANCE,
                             seconds=6, seed=3, games=8, label_rate=1.0, own_rate=1.0)  # fmt: skip
-    data = distill.load_positions([tmp_path])
+    data = load_positions([tmp_path])
     assert made == len(data["obs"]) > 20
     scores = data["obs"][:, OFFSETS["scores"] : OFFSETS["scores"] + 2] * rules.target_score  # (mine, theirs) before the hand
     late = scores.max(axis=1) >= rules.target_score - 4 - 1e-6
@@ -215,14 +219,14 @@ def test_teacher_loss_is_least_where_the_values_are_the_teachers_and_ignores_ill
     goal = torch.tensor([[0.3, -0.1, 0.25, 0.0], [1.0, 2.0, 0.0, 0.0]])
     legal = torch.tensor([[True, True, True, False], [True, True, False, False]])
     values = goal.clone().requires_grad_()
-    distill.teacher_loss(values, goal, legal, 0.05, 0.1).backward()
+    teacher_loss(values, goal, legal, 0.05, 0.1).backward()
     assert values.grad is not None and values.grad.abs().max() < 1e-6  # the minimum: the teacher's own values
     other = goal.clone()
     other[~legal] = 99.0  # illegal actions' values change nothing
-    assert torch.isclose(distill.teacher_loss(other, goal, legal, 0.05, 0.1), distill.teacher_loss(goal, goal, legal, 0.05, 0.1))
+    assert torch.isclose(teacher_loss(other, goal, legal, 0.05, 0.1), teacher_loss(goal, goal, legal, 0.05, 0.1))
     worse = goal.clone()
     worse[0, 0] -= 0.2  # the teacher's best action valued below another
-    assert distill.teacher_loss(worse, goal, legal, 0.05, 0.1) > distill.teacher_loss(goal, goal, legal, 0.05, 0.1)
+    assert teacher_loss(worse, goal, legal, 0.05, 0.1) > teacher_loss(goal, goal, legal, 0.05, 0.1)
 
 
 def test_widen_computes_the_same_values_and_its_copies_learn_apart():

@@ -16,7 +16,7 @@ import yaml
 
 from agents import load_agent
 from agents.neural import NeuralAgent
-from agents.search import SHIPPED_BELIEFS
+from nets.shipped import BELIEFS as SHIPPED_BELIEFS
 from smear_env import Game, Rules, observe, seat_view
 from train import actors, dmc, ppo
 from train.config import Start
@@ -292,7 +292,7 @@ def test_resume_continues_the_curves_and_the_schedule(tmp_path):
 
 def test_any_agent_can_be_the_only_opponent(tmp_path):
     """A mix of one fixed agent: what a best response trains against (here a network, by its spec)."""
-    shipped = Path(__file__).parent.parent / "agents" / "weights" / "neural.pt"
+    shipped = Path(__file__).parent.parent / "nets" / "weights" / "neural.pt"
     folder = dmc.train(tiny_dmc(tmp_path, opponents={f"neural:{shipped}": 1.0}, total_steps=1_000, hidden=(256, 256)))
     assert (folder / "checkpoint.pt").is_file()
 
@@ -323,9 +323,9 @@ def test_every_shipped_config_file_makes_a_valid_config(path):
     config = from_mapping(trainer.Config, yaml.safe_load(path.read_text()))
     config.validate()
     if getattr(config, "init", None):
-        from agents.neural import checkpoint_path
+        from nets.shipped import weights_path
 
-        assert checkpoint_path(config.init).is_file()
+        assert weights_path(config.init).is_file()
 
 
 def test_dmc_learns_from_the_decisions_of_the_phases_asked_only(tmp_path):

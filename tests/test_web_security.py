@@ -18,13 +18,13 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")  # starlette's note about httpx versions
     from starlette.testclient import TestClient
 
-from agents.web.app import MAX_BODY, Settings, create_app, main
-from agents.web.policy import Limits
-from agents.web.tables import Table, Tables, TablesFullError
+from apps.web.app import MAX_BODY, Settings, create_app, main
+from apps.web.policy import Limits
+from apps.web.tables import Table, Tables, TablesFullError
 from smear_env import Rules
 
 LOCAL = "http://127.0.0.1:8000"
-WEIGHTS = Path(__file__).parent.parent / "agents" / "weights"
+WEIGHTS = Path(__file__).parent.parent / "nets" / "weights"
 EVIL = """
 from pathlib import Path
 Path({marker!r}).write_text("ran")
@@ -175,7 +175,7 @@ def test_every_answer_forbids_framing_sniffing_and_inline_script():
         policy = response.headers["content-security-policy"]
         assert "script-src 'self'" in policy and "unsafe-inline" not in policy and "frame-ancestors 'none'" in policy
         assert response.headers["x-content-type-options"] == "nosniff"
-    static = Path(__file__).parent.parent / "agents" / "web" / "static"
+    static = Path(__file__).parent.parent / "apps" / "web" / "static"
     for page in static.glob("*.html"):
         html = page.read_text()
         assert not re.search(r"<script(?![^>]*\bsrc=)|\son[a-z]+\s*=", html), page  # no inline script, no handler attributes
@@ -282,7 +282,7 @@ def test_one_client_cannot_wipe_out_the_games_in_play():
 
 
 def test_finished_and_long_idle_tables_make_room_oldest_idle_first(monkeypatch):
-    import agents.web.tables as tables_module
+    import apps.web.tables as tables_module
 
     clock = [1000.0]
     monkeypatch.setattr(tables_module.time, "monotonic", lambda: clock[0])

@@ -53,10 +53,10 @@ def installed(tmp_path_factory) -> tuple[Path, Path]:
 def test_the_wheel_carries_the_weights_and_the_builtin_configs(installed):
     wheel, _ = installed
     names = zipfile.ZipFile(wheel).namelist()
-    assert {"agents/weights/neural.pt", "agents/weights/dmc.pt", "agents/weights/beliefs.pt"} <= set(names)
-    assert {"agents/weights/chance.pt", "agents/weights/chance.npz"} <= set(names)
+    assert {"nets/weights/neural.pt", "nets/weights/dmc.pt", "nets/weights/beliefs.pt"} <= set(names)
+    assert {"nets/weights/chance.pt", "nets/weights/chance.npz"} <= set(names)
     assert {"train/configs/dmc_quick.yaml", "train/configs/ppo_quick.yaml", "train/configs/sweep_dmc.yaml"} <= set(names)
-    assert {"agents/web/static/table.html", "agents/web/static/table.js", "agents/web/static/table.css"} <= set(names)
+    assert {"apps/web/static/table.html", "apps/web/static/table.js", "apps/web/static/table.css"} <= set(names)
     assert not [n for n in names if n.startswith(("tests/", "docs/", "notebooks/", "configs/"))]
 
 

@@ -32,8 +32,8 @@ from agents.neural import NeuralAgent
 from nets import NetworkSpec, build_network, save_checkpoint
 from smear_env import DealSampler, SmearVectorEnv, seat_view
 from smear_env import vector_kernels as K  # noqa: N812 - the batch's state columns
-from smear_env.cli import add_version_flag
 from smear_env.files import atomic_write
+from smear_env.flags import add_version_flag
 
 from .run import seed_everything
 

@@ -108,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
     """``python -m train.chances``: play the hands, solve the table, write it; 0 when written."""
     import torch
 
-    from agents.neural import NeuralAgent, checkpoint_path
+    from agents.neural import NeuralAgent
 
     parser = argparse.ArgumentParser(prog="python -m train.chances", description=__doc__.splitlines()[0])
     parser.add_argument("--out", required=True, help="the table to write (.npz)")
@@ -123,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     if out.exists() and not args.force:
         parser.error(f"{out} already exists: give another --out, or --force to overwrite it")
     try:
-        agent = NeuralAgent(checkpoint_path(args.net), device="cpu")
+        agent = NeuralAgent(args.net, device="cpu")
     except (OSError, ValueError) as e:
         parser.error(f"--net {args.net}: {e}")
     torch.set_num_threads(1)

@@ -25,7 +25,7 @@ import yaml
 from tyro.constructors import PrimitiveConstructorSpec
 
 from smear_env import Rules, __version__
-from smear_env.cli import add_version_flag
+from smear_env.flags import add_version_flag
 
 SPECIAL_OPPONENTS = ("self", "pool")
 

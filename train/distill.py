@@ -58,18 +58,18 @@ import numpy as np
 import torch
 
 from agents import Agent, load_agent
-from agents.neural import SHIPPED, NeuralAgent, checkpoint_path
+from agents.neural import SHIPPED, NeuralAgent
 from nets import load_checkpoint, masked_argmax, save_checkpoint, widen
+from nets.shipped import weights_path
 from smear_env import NUM_ACTIONS, Phase, Rules, SeatView, SmearVectorEnv, seat_view
-from smear_env.cli import add_version_flag
 from smear_env.files import atomic_write
+from smear_env.flags import add_version_flag
 
 from .config import parse_sizes
 from .run import seed_everything
+from .teacher import TEMPERATURE, VALUE_WEIGHT, as_tensors, load_positions, teacher_loss
 
 UNJUDGED = np.float32(np.nan)  # an illegal action's target
-TEMPERATURE = 0.05  # points: the teacher's values of a card-play decision often differ by hundredths
-VALUE_WEIGHT = 0.1
 HAND_POINTS = 4  # R13: High, Low, Jack and Game, the most a team can score in a hand
 
 
@@ -138,34 +138,6 @@ def generate(
     arrays = {k: np.stack(v) for k, v in kept.items()} if kept["obs"] else {}
     atomic_write(out, lambda f: np.savez_compressed(f, **arrays), binary=True)
     return len(kept["obs"])
-
-
-def load_positions(folders: list[Path]) -> dict[str, np.ndarray]:
-    """The positions of every shard in ``folders``, concatenated."""
-    shards = [p for folder in folders for p in sorted(folder.glob("*.npz"))]
-    if not shards:
-        raise ValueError(f"{', '.join(map(str, folders))}: no positions (shards *.npz) to fit on")
-    parts = [dict(np.load(p)) for p in shards]
-    parts = [p for p in parts if p]
-    return {k: np.concatenate([p[k] for p in parts]) for k in ("obs", "mask", "target", "phase")}
-
-
-def as_tensors(data: dict[str, np.ndarray]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """Positions as the fit and ``teacher_loss`` take them: observations (float32), the teacher's values
-    (0 where unjudged), legal actions."""
-    obs = torch.from_numpy(data["obs"].astype(np.float32, copy=False))
-    return obs, torch.from_numpy(np.nan_to_num(data["target"], nan=0.0)), torch.from_numpy(data["mask"])
-
-
-def teacher_loss(
-    values: torch.Tensor, goal: torch.Tensor, legal: torch.Tensor, temperature: float, value_weight: float
-) -> torch.Tensor:
-    """How far a network's ``values`` [batch, 72] are from the teacher's ``goal`` over the ``legal`` actions:
-    cross-entropy to the teacher's values as a soft policy at ``temperature`` (points) plus
-    ``value_weight`` times their mean squared error (illegal actions count in neither)."""
-    student = torch.log_softmax((values / temperature).masked_fill(~legal, -1e9), dim=-1)
-    teacher = torch.softmax((goal / temperature).masked_fill(~legal, -1e9), dim=-1)
-    return -(teacher * student).sum(dim=-1).mean() + value_weight * (((values - goal) ** 2) * legal).sum() / legal.sum()
 
 
 def fit(
@@ -305,7 +277,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     out = Path(args.out)
     try:
-        start = load_checkpoint(checkpoint_path(args.init))
+        start = load_checkpoint(weights_path(args.init))
         if start.network.kind not in ("q", "q_split"):
             raise ValueError(f"--init {args.init}: a q or q_split network (DMC) is needed, not {start.network.kind!r}")
         if start.network.kind == "q_split" and args.hidden is not None:
@@ -345,7 +317,7 @@ def main(argv: list[str] | None = None) -> int:
             # Spawned, not forked: a fork after torch or numba started their threads can deadlock the children.
             with ProcessPoolExecutor(args.workers, mp_context=multiprocessing.get_context("spawn")) as pool:
                 futures = [
-                    pool.submit(generate, shards / f"shard{w}.npz", args.teacher, checkpoint_path(args.init),
+                    pool.submit(generate, shards / f"shard{w}.npz", args.teacher, weights_path(args.init),
                                 60 * args.generate_minutes, args.seed * 1000 + w, args.games, args.label_rate, args.endgame,
                                 None if args.max_positions is None else -(-args.max_positions // args.workers))
                     for w in range(args.workers)

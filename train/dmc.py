@@ -36,18 +36,18 @@ import numpy as np
 import torch
 import torch.nn.functional as F  # noqa: N812 - the usual alias
 
-from agents.arena import need_ray
 from agents.chances import Chances
-from agents.neural import checkpoint_path
+from agents.ray_cluster import need_ray
 from nets import NetworkSpec, build_network, load_checkpoint, resolve_device
 from nets.packed import PACKED, pack, unpack
+from nets.shipped import weights_path
 from smear_env import OBS_DIM
 
 from .actors import ActorSettings, InProcess, LocalActors
 from .config import RunConfig, Sizes, Start, main_of
-from .distill import TEMPERATURE, VALUE_WEIGHT, as_tensors, load_positions, teacher_loss
 from .opponents import load_opponents
 from .run import Run, restore_rng_state, rng_state, seed_everything
+from .teacher import TEMPERATURE, VALUE_WEIGHT, as_tensors, load_positions, teacher_loss
 
 
 @dataclass
@@ -214,7 +214,7 @@ def train(config: Config, start: Start | None = None, report: Callable[[dict[str
     load_opponents(config.opponents, config.rules)
     if config.backend == "ray":
         need_ray("config backend='ray'")
-    start_from = load_checkpoint(checkpoint_path(config.init)) if config.init else None
+    start_from = load_checkpoint(weights_path(config.init)) if config.init else None
     split = start_from is not None and start_from.network.kind == "q_split"  # trained on as it is: both bodies
     spec = NetworkSpec("q_split" if split else "q", config.hidden)
     if start_from is not None and start_from.network != spec:

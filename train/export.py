@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 
 from nets import Checkpoint, NetworkSpec, check_suits, load_checkpoint, save_checkpoint
-from smear_env.cli import add_version_flag
+from smear_env.flags import add_version_flag
 
 
 def part(checkpoint: Checkpoint, name: str) -> dict:

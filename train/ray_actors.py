@@ -21,7 +21,7 @@ import ray
 import torch
 from ray.exceptions import RayActorError
 
-from agents.ray_arena import connect, disconnect
+from agents.ray_cluster import connect, disconnect
 from nets import NetworkSpec, build_network
 
 from .actors import ActorSettings, Block, SelfPlay

@@ -29,8 +29,7 @@ from torch.utils.tensorboard import SummaryWriter
 from tqdm import tqdm
 
 from agents import load_agent
-from agents.arena import MatchResult, play_deal_set
-from agents.eval_cli import format_summary
+from agents.arena import MatchResult, format_summary, play_deal_set
 from agents.neural import NeuralAgent
 from nets import NetworkSpec, load_checkpoint, save_checkpoint
 from nets.checkpoint import CHECKPOINT

@@ -19,8 +19,8 @@ from typing import Any
 
 import yaml
 
-from smear_env.cli import add_version_flag
 from smear_env.files import atomic_write
+from smear_env.flags import add_version_flag
 
 from . import dmc, ppo
 from .config import find_config, from_mapping, to_mapping
@@ -100,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
         from ray import tune
         from ray.tune.schedulers import ASHAScheduler
 
-        from agents.ray_arena import connect, disconnect
+        from agents.ray_cluster import connect, disconnect
     except ImportError as e:
         print(f"python -m train.sweep: error: a sweep needs Ray ({e}): pip install -e '.[ray]'", file=sys.stderr)
         return 2

@@ -3,7 +3,7 @@
 from pathlib import Path
 
 from smear_env import Rules, write_records
-from smear_env.cli import play_random_games
+from smear_env.records import play_random_games
 
 for seed in (1, 2, 3):
     write_records(play_random_games(Rules(), 1, seed), Path(__file__).parent / f"seed{seed}.jsonl")

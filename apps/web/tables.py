@@ -15,12 +15,10 @@ from collections.abc import Callable
 from dataclasses import asdict
 from typing import Any
 
+from agents.base import Agent, load_agent
 from smear_env import Game, Phase, Rules, action_name, observe, seat_view
 from smear_env.game import game_label, game_rng, run_entropy
-from smear_env.render import point_rules, view_tally
-
-from ..base import Agent, load_agent
-from ..play_cli import after_move, announce
+from smear_env.render import after_move, announce, point_rules, view_tally
 
 MAX_TABLES = 200
 """Tables kept at once, all clients together."""
@@ -50,7 +48,7 @@ class Table:
     """One game: the person's seat, the agents' specs, the rules; every move is made here.
 
     ``build(spec, role)`` makes each agent (by default :func:`agents.load_agent`; ``smear-web`` passes
-    what its owner allows, :class:`agents.web.policy.AgentPolicy`)."""
+    what its owner allows, :class:`apps.web.policy.AgentPolicy`)."""
 
     def __init__(
         self,

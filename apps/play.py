@@ -14,45 +14,15 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from smear_env import Game, Phase, Rules, action_name, observe, parse_action, seat_view
-from smear_env.actions import DISCARD_BASE, MAX_BID, PASS, PLAY_BASE, TRUMP_BASE, bid_action
-from smear_env.cards import SUITS, card_str
-from smear_env.cli import add_rule_flags, add_version_flag, rules_from_args
-from smear_env.game import game_label, game_rng, run_entropy, trick_winner
+from agents import load_agent
+from smear_env import Game, Rules, action_name, observe, parse_action, seat_view
+from smear_env.actions import DISCARD_BASE, PLAY_BASE
+from smear_env.flags import add_rule_flags, add_version_flag, rules_from_args
+from smear_env.game import game_label, game_rng, run_entropy
 from smear_env.records import write_records
-from smear_env.render import SUIT_NAMES, cards_text, point_rules, render_view
-
-from .base import load_agent
+from smear_env.render import after_move, announce, explain_hand, render_view
 
 HELP = "Type a move as listed (e.g. 'pass', 'bid 3', 'trump H', 'discard 7C' or just '7C', 'JH'), its number, 'help' or 'quit'."
-
-
-def explain_hand(record: dict[str, Any], seat: int, rules: Rules | None = None) -> str:
-    """The scoring of a finished hand in words, from a hand record, as seat ``seat`` may know it."""
-    if record["redeal"]:
-        return "Everyone passed: the hand is thrown in and the same dealer deals again."
-    mine = seat & 1
-    described = point_rules(rules or Rules.from_dict({k: v for k, v in record["rules"].items() if k in Rules.field_names()}))
-
-    def who(team):
-        return "nobody" if team is None else ("your team" if team == mine else "the other team")
-
-    lines = [f"Hand over. Seat {record['bidder']} bid {record['bid']} in {SUIT_NAMES[record['trump']]}."]
-    for category, team in record["points"].items():
-        lines.append(f"  {described[category]}: {who(team)}")
-    gc = record["game_count"]
-    lines.append(
-        f"  Game-count: your team {gc[mine]}, the other team {gc[1 - mine]} (the bidder's discards count for the bidder)"
-    )
-    hp = record["hand_points"]
-    bidder_team = record["bidder"] & 1
-    verdict = "made its bid" if record["made_bid"] else "was SET and loses its bid"
-    lines.append(
-        f"  Points taken: your team {hp[mine]}, the other team {hp[1 - mine]}; the bidder's team ({who(bidder_team)}) {verdict}."
-    )
-    before, after = record["score_before"], record["score_after"]
-    lines.append(f"  Score: your team {before[mine]} -> {after[mine]}, the other team {before[1 - mine]} -> {after[1 - mine]}")
-    return "\n".join(lines)
 
 
 def read_line(prompt: str) -> str:
@@ -98,44 +68,6 @@ def ask(legal: list[int], read: Callable[[str], str] = read_line) -> int | None:
             print(f"'{action_name(action)}' is not legal now. {HELP}")
             continue
         return action
-
-
-def announce(game: Game, seat: int, action: int, me: int) -> str:
-    """What the table sees of ``seat``'s move, said to ``me`` (called before the move is made)."""
-    who = "You" if seat == me else f"Seat {seat}"
-    if game.phase == Phase.BID:
-        return f"{who}: {action_name(action)}"
-    if game.phase == Phase.TRUMP:
-        return f"{who} declared trump: {SUIT_NAMES[SUITS[action - TRUMP_BASE]]}"
-    if game.phase == Phase.DISCARD:
-        # R10 and "Who knows what": only the bidder sees its discards.
-        left = len(game.holding[seat]) - 6 - 1
-        shown = card_str(action - DISCARD_BASE) if seat == me else "a card face down"
-        return f"{who} discarded {shown}" + (f" ({left} more to go)" if left else "")
-    return f"{who} played {card_str(action - PLAY_BASE)}"
-
-
-def after_move(game: Game, seat: int, action: int, me: int) -> list[str]:
-    """What the table learns from ``seat``'s move beyond the move itself: a trick won, a kitty
-    picked up (called before the move is made)."""
-    lines = []
-    if game.phase == Phase.PLAY and len(game.trick) == 3:
-        plays = [*game.trick, (seat, action - PLAY_BASE)]
-        assert game.trump is not None
-        winner = trick_winner(plays, game.trump)
-        who = "you" if winner == me else f"seat {winner}"
-        team = "your team" if winner & 1 == me & 1 else "the other team"
-        lines.append(f"Trick {len(game.tricks) + 1} won by {who} with {card_str(dict(plays)[winner])} ({team}).")
-    ends_bidding = game.phase == Phase.BID and (seat == game.dealer or action == bid_action(MAX_BID))
-    if ends_bidding and (action != PASS or game.bidder is not None):
-        bidder = seat if action != PASS else game.bidder
-        k = game.rules.kitty_size
-        if bidder == me:
-            picked = cards_text([card_str(c) for c in game.kitty[:k]])
-            lines.append(f"You are the bidder; you pick up from the kitty: {picked}")
-        else:
-            lines.append(f"Seat {bidder} is the bidder and picks up {k} kitty card(s) face down.")
-    return lines
 
 
 def play(

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..base import Agent, AgentEntry, load_agent, make_agent, parse_spec, registered
+from agents.base import Agent, AgentEntry, load_agent, make_agent, parse_spec, registered
 
 _ABSOLUTE = re.compile(r"(?<![\w.])(?:/[^\s'\",:()\[\]]+)+")
 

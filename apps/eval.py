@@ -8,12 +8,12 @@ import json
 import sys
 from typing import Any
 
-from smear_env.cli import add_rule_flags, add_version_flag, rules_from_args
+from agents.arena import MatchResult, format_summary, league_ratings, plot_ratings, pool_matches, run_match, short_labels
+from agents.base import load_agent, spec_help, with_option
+from agents.ray_cluster import need_ray
 from smear_env.files import atomic_write
+from smear_env.flags import add_rule_flags, add_version_flag, rules_from_args
 from smear_env.records import write_records
-
-from .arena import MatchResult, league_ratings, need_ray, plot_ratings, pool_matches, run_match, short_labels
-from .base import load_agent, spec_help, with_option
 
 
 def _progress(total: int, label: str, enabled: bool):
@@ -21,40 +21,6 @@ def _progress(total: int, label: str, enabled: bool):
 
     bar = tqdm(total=total, desc=label, unit="game", disable=not enabled, file=sys.stderr)
     return bar, bar.update
-
-
-def format_summary(summary: dict[str, Any]) -> str:
-    """A match summary as text; long agent specs are shortened in the tables."""
-    a, b = summary["agents"]
-    la, lb = short_labels([a, b])
-    low, high = summary["win_rate_ci95"]
-    truncated = summary["truncated_games"]
-    seed = summary["seed"]
-    seeds = f"seed {seed}" if isinstance(seed, int) else "seeds " + ", ".join(map(str, seed)) + ", pooled"
-    lines = [
-        f"{la} vs {lb}: {summary['games']} games in {summary['deal_sets']} deal sets (duplicate format, {seeds})",
-        f"  win rate of {la}: {summary['win_rate']:.3f}  95% CI [{low:.3f}, {high:.3f}]",
-        f"  games truncated by the hand limit (R16): {truncated}" + (", each counted as half a win" if truncated else ""),
-        f"  score margin of {la}: {summary['score_margin_per_game']:+.2f} per game, {summary['score_margin_per_hand']:+.3f} per hand"
-        f" ({summary['hands']} scored hands)",
-        f"  {'':<28}{'High':>7}{'Low':>7}{'Jack':>7}{'Game':>7}   points per hand",
-    ]
-    for name, label in ((a, la), (b, lb)):
-        p = summary["points_by_category"][name]
-        lines.append(f"  {label:<28}" + "".join(f"{p[c]:>7.3f}" for c in ("high", "low", "jack", "game")))
-    lines.append(f"  {'':<28}{'bid 2':>16}{'bid 3':>16}{'bid 4':>16}   bid rate / made rate")
-    for name, label in ((a, la), (b, lb)):
-        cells = []
-        for level in ("2", "3", "4"):
-            made = summary["made_bid_rate"][name][level]
-            cells.append(f"{summary['bid_rate'][name][level]:.3f}/{'-' if made is None else f'{made:.3f}':>5}")
-        lines.append(f"  {label:<28}" + "".join(f"{c:>16}" for c in cells))
-    speeds = summary["decisions_per_second"]
-    lines.append("  decisions per second: " + f"{la} {speeds[a]:,.0f}, {lb} {speeds[b]:,.0f}")
-    legend = [f"{label} = {spec}" for label, spec in ((la, a), (lb, b)) if label != spec]
-    if legend:
-        lines.append("  (" + "; ".join(legend) + ")")
-    return "\n".join(lines)
 
 
 def _write_json(data: Any, path: str) -> None:

@@ -7,10 +7,9 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from agents.base import Agent
 from smear_env import IllegalActionError, action_name, observe, seat_view
 from smear_env.records import hand_actions, hand_start
-
-from ..base import Agent
 
 SUFFIXES = (".jsonl", ".json")
 

@@ -1,4 +1,4 @@
-"""The arena on a Ray cluster (``smear-eval ... --backend ray [--address ADDR]``), and joining Ray.
+"""The arena on a Ray cluster (``smear-eval ... --backend ray [--address ADDR]``).
 
 Chunks of deal sets are Ray tasks: each duplicate pair (both games of a deal set) is played by
 one worker, and every game draws from its own generators, so the results are those of
@@ -14,35 +14,8 @@ import ray
 
 from smear_env import Rules
 
-from .arena import DealSetResult, _play_chunk
-
-_STARTED_HERE = False  # whether this process started the local Ray it uses (and so shuts it down)
-
-
-def connect(address: str | None) -> None:
-    """Join the Ray cluster at ``address``, or start a local one (``None``); once per process."""
-    global _STARTED_HERE
-    if ray.is_initialized():
-        return
-    if address:
-        ray.init(address=address, log_to_driver=False)
-    else:
-        ray.init(log_to_driver=False, include_dashboard=False)
-        _STARTED_HERE = True
-
-
-def disconnect() -> None:
-    """Shut down the local Ray this process started (a cluster it joined stays up)."""
-    global _STARTED_HERE
-    if _STARTED_HERE and ray.is_initialized():
-        ray.shutdown()
-        _STARTED_HERE = False
-
-
-def cluster_cpus(address: str | None) -> int:
-    """The CPUs of the cluster (joining or starting it)."""
-    connect(address)
-    return max(1, int(ray.cluster_resources().get("CPU", 1)))
+from ..ray_cluster import connect, disconnect
+from .games import DealSetResult, play_chunk
 
 
 def play_chunks(
@@ -56,7 +29,7 @@ def play_chunks(
 ) -> list[DealSetResult]:
     """Each chunk of deal sets played as a Ray task, results as they come."""
     connect(address)
-    task = ray.remote(num_cpus=1)(_play_chunk)
+    task = ray.remote(num_cpus=1)(play_chunk)
     pending = [task.remote(specs, rules, seed, part, keep_records) for part in chunks]
     results: list[DealSetResult] = []
     try:

@@ -1,6 +1,6 @@
 """``smear-web``: a browser table to play Smear against any agents (Starlette on uvicorn).
 
-The server keeps every game (``agents.web.tables``); the page only sends actions and receives
+The server keeps every game (``apps.web.tables``); the page only sends actions and receives
 its seat's view. The pages are plain HTML, CSS and JavaScript served from this package: no build
 step, nothing from a CDN.
 
@@ -22,8 +22,8 @@ API (JSON; an error is ``{"error": message}`` with a 4xx status, and the game is
 ====================================  ==========================================================
 
 Every request is treated as hostile: it reaches the app only from this server's own pages or a script
-(``agents.web.guard``: the ``Host``, ``Origin`` and ``Sec-Fetch-Site`` checks, and the headers every
-answer carries); the agents it names are the owner's choice (``agents.web.policy``: built-ins under
+(``apps.web.guard``: the ``Host``, ``Origin`` and ``Sec-Fetch-Site`` checks, and the headers every
+answer carries); the agents it names are the owner's choice (``apps.web.policy``: built-ins under
 caps, checkpoints only from the owner's folders, no file or module from a request); bodies are cut
 off while they stream in; the agents think in a pool of ``--workers`` threads, never on the loop that
 answers the other tables; tables are limited per client and in all, and only a finished or long idle
@@ -53,17 +53,17 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from agents.base import Agent
 from smear_env import RecordError, Rules, check_records
-from smear_env.cli import add_version_flag
+from smear_env.flags import add_version_flag
 from smear_env.records import check_hand
 
-from ..base import Agent
 from .guard import LOOPBACK, Guard
 from .policy import AgentPolicy, Limits
 from .replay import FolderError, RecordsFolder, explain, match_mismatch, match_swings
 from .tables import MAX_PER_CLIENT, MAX_TABLES, Table, TableError, Tables, TablesFullError
 
-STATIC = Path(str(files("agents.web").joinpath("static")))
+STATIC = Path(str(files("apps.web").joinpath("static")))
 MAX_BODY = 64 * 1024
 """The largest request body the API reads (bytes)."""
 MAX_UPLOAD = 32 * 1024 * 1024

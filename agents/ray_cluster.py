@@ -1,0 +1,43 @@
+"""Ray for the kit's optional cluster paths (the arena's ``--backend ray``, DMC's Ray actors, sweeps):
+whether it is installed, joining a cluster or starting a local one, and leaving what this process started.
+Ray is imported only when a cluster is joined."""
+
+from __future__ import annotations
+
+import importlib.util
+
+_STARTED_HERE = False  # whether this process started the local Ray it uses (and so shuts it down)
+
+
+def need_ray(what: str) -> None:
+    """A ValueError naming the extra to install unless Ray is there (found, not imported: it is optional)."""
+    try:
+        found = importlib.util.find_spec("ray") is not None
+    except ImportError:  # an import hook that refuses it
+        found = False
+    if not found:
+        raise ValueError(f"{what} needs Ray (No module named 'ray'): pip install -e '.[ray]'")
+
+
+def connect(address: str | None) -> None:
+    """Join the Ray cluster at ``address``, or start a local one (``None``); once per process."""
+    global _STARTED_HERE
+    import ray
+
+    if ray.is_initialized():
+        return
+    if address:
+        ray.init(address=address, log_to_driver=False)
+    else:
+        ray.init(log_to_driver=False, include_dashboard=False)
+        _STARTED_HERE = True
+
+
+def disconnect() -> None:
+    """Shut down the local Ray this process started (a cluster it joined stays up)."""
+    global _STARTED_HERE
+    import ray
+
+    if _STARTED_HERE and ray.is_initialized():
+        ray.shutdown()
+        _STARTED_HERE = False
