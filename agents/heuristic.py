@@ -34,8 +34,8 @@ import numpy as np
 
 from smear_env import SeatView
 from smear_env.actions import DISCARD_BASE, PASS, PLAY_BASE, TRUMP_BASE, bid_action
-from smear_env.cards import ACE, GAME_COUNT, JACK, KING, QUEEN, SEVEN, SUITS, TEN
-from smear_env.game import Phase, trick_winner
+from smear_env.cards import ACE, GAME_COUNT, JACK, KING, QUEEN, SEVEN, SUITS, TEN, rank_of, suit_of
+from smear_env.game import Phase, team_of, trick_winner
 from smear_env.view import CARD_INDEX
 
 from .base import Agent
@@ -43,16 +43,26 @@ from .base import Agent
 
 def estimate_points(hand: list[int], suit: int, kitty_cards: int) -> float:
     """The expected points a hand takes with ``suit`` as trump (see the module docstring)."""
-    trumps = {c & 7 for c in hand if c >> 3 == suit}
+    trumps = {rank_of(c) for c in hand if suit_of(c) == suit}
     high = 1.0 if ACE in trumps else 0.15
     low = 1.0 if SEVEN in trumps else 0.25
     if JACK in trumps:
         jack = 1.0 if ACE in trumps else 0.75 if (KING in trumps or QUEEN in trumps) else 0.5
     else:
         jack = 0.1 * len(trumps & {ACE, KING, QUEEN})
-    tens_aces = sum(1 for c in hand if c & 7 in (TEN, ACE))
+    tens_aces = sum(1 for c in hand if rank_of(c) in (TEN, ACE))
     game = min(0.95, 0.15 + 0.08 * len(trumps) + 0.04 * tens_aces)
     return high + low + jack + game + 0.12 * kitty_cards
+
+
+def heuristic_discard(trump: int, allowed: list[int]) -> int:
+    """The card the heuristic discards of ``allowed`` with ``trump`` declared: a side ten (game-count banked,
+    R13d), else the lowest side card but an ace; with only trumps, the lowest that is not a point card."""
+    side = [c for c in allowed if suit_of(c) != trump]
+    if not side:
+        return min(allowed, key=lambda c: (rank_of(c) in (ACE, JACK, SEVEN), rank_of(c)))
+    tens = [c for c in side if rank_of(c) == TEN]
+    return tens[0] if tens else min(side, key=lambda c: (rank_of(c) == ACE, rank_of(c)))
 
 
 class HeuristicAgent(Agent):
@@ -76,7 +86,7 @@ class HeuristicAgent(Agent):
 
     def _bid(self, view: SeatView, hand: list[int], legal: list[int]) -> int:
         k = view.rules.kitty_size
-        estimate = max(estimate_points(hand, s, k) for s in {c >> 3 for c in hand})
+        estimate = max(estimate_points(hand, s, k) for s in {suit_of(c) for c in hand})
         partner_bid = any(s == (view.seat + 2) % 4 and b > 0 for s, b in view.bids)
         want = min(4, int(estimate) - (1 if partner_bid else 0))
         for bid in range(want, 1, -1):
@@ -86,21 +96,14 @@ class HeuristicAgent(Agent):
 
     def _discard(self, view: SeatView, hand: list[int], allowed: list[int]) -> int:
         assert view.trump is not None  # declared before the discards (R9)
-        trump = SUITS.index(view.trump)
-        side = [c for c in allowed if c >> 3 != trump]
-        if not side:
-            return min(allowed, key=lambda c: (c & 7 in (ACE, JACK, SEVEN), c & 7))
-        tens = [c for c in side if c & 7 == TEN]
-        if tens:
-            return tens[0]
-        return min(side, key=lambda c: (c & 7 == ACE, c & 7))
+        return heuristic_discard(SUITS.index(view.trump), allowed)
 
     def _play(self, view: SeatView, hand: list[int], legal: list[int]) -> int:
         assert view.trump is not None  # declared before the first lead (R9)
         trump = SUITS.index(view.trump)
         played = {CARD_INDEX[c] for t in view.tricks for _, c in t.plays} | {CARD_INDEX[c] for _, c in view.trick}
         unseen_trumps = [c for c in range(trump * 8, trump * 8 + 8) if c not in played and c not in hand]
-        my_team = view.seat & 1
+        my_team = team_of(view.seat)
         if not view.trick:
             return self._lead(view, hand, legal, trump, unseen_trumps, my_team)
         trick = [(s, CARD_INDEX[c]) for s, c in view.trick]
@@ -113,43 +116,43 @@ class HeuristicAgent(Agent):
         def beats(card: int) -> bool:
             return trick_winner([*trick, (view.seat, card)], trump) == view.seat
 
-        if (current & 1) == my_team:
+        if team_of(current) == my_team:
             # Partner winning: is it safe from the opponents still to play?
-            safe = last_to_play or (winning_card >> 3 == trump and all(c < winning_card for c in unseen_trumps))
+            safe = last_to_play or (suit_of(winning_card) == trump and all(c < winning_card for c in unseen_trumps))
             if safe:
-                feed = [c for c in legal if c & 7 == TEN] or [c for c in legal if c == jack] or [c for c in legal if c == seven]
+                feed = [c for c in legal if rank_of(c) == TEN] or [c for c in legal if c == jack] or [c for c in legal if c == seven]
                 if feed:
                     return feed[0]
             return self._lowest(legal, trump, avoid={jack})
         count = sum(GAME_COUNT[c] for _, c in trick)
-        worth = last_to_play or count > 3 or any(c == jack for _, c in trick) or any(c & 7 == TEN for _, c in trick)
+        worth = last_to_play or count > 3 or any(c == jack for _, c in trick) or any(rank_of(c) == TEN for _, c in trick)
         winners = [c for c in legal if beats(c)]
         if worth and winners:
             # Cheapest winner; a trump that might be over-trumped is still the best try.
-            return min(winners, key=lambda c: (c >> 3 == trump, c == jack, c & 7))
+            return min(winners, key=lambda c: (suit_of(c) == trump, c == jack, rank_of(c)))
         if seven in legal:
             return seven
         return self._lowest(legal, trump, avoid={jack})
 
     def _lead(self, view: SeatView, hand: list[int], legal: list[int], trump: int, unseen: list[int], my_team: int) -> int:
-        trumps = sorted((c for c in legal if c >> 3 == trump), reverse=True)
-        bidder_team = view.bidder is not None and (view.bidder & 1) == my_team
-        if trumps and (not unseen or trumps[0] > max(unseen)) and (bidder_team or trumps[0] & 7 == ACE):
+        trumps = sorted((c for c in legal if suit_of(c) == trump), reverse=True)
+        bidder_team = view.bidder is not None and team_of(view.bidder) == my_team
+        if trumps and (not unseen or trumps[0] > max(unseen)) and (bidder_team or rank_of(trumps[0]) == ACE):
             return trumps[0]
-        side_aces = [c for c in legal if c >> 3 != trump and c & 7 == ACE]
+        side_aces = [c for c in legal if suit_of(c) != trump and rank_of(c) == ACE]
         if side_aces:
             return side_aces[0]
         if trumps and len(legal) == len(trumps):
             # Only trumps (or the first lead): the lowest that is not the jack, else the jack.
-            return min(trumps, key=lambda c: (c & 7 == JACK, c & 7 == TEN, c & 7))
-        side = [c for c in legal if c >> 3 != trump]
+            return min(trumps, key=lambda c: (rank_of(c) == JACK, rank_of(c) == TEN, rank_of(c)))
+        side = [c for c in legal if suit_of(c) != trump]
         by_suit: dict[int, list[int]] = {}
         for c in side:
-            by_suit.setdefault(c >> 3, []).append(c)
+            by_suit.setdefault(suit_of(c), []).append(c)
         longest = max(by_suit.values(), key=len)
-        return min(longest, key=lambda c: (c & 7 == TEN, c & 7))
+        return min(longest, key=lambda c: (rank_of(c) == TEN, rank_of(c)))
 
     @staticmethod
     def _lowest(legal: list[int], trump: int, avoid: set[int]) -> int:
         """The cheapest card to give away: no tens or guarded points when anything else will do."""
-        return min(legal, key=lambda c: (c in avoid, c & 7 == TEN, c >> 3 == trump, GAME_COUNT[c], c & 7))
+        return min(legal, key=lambda c: (c in avoid, rank_of(c) == TEN, suit_of(c) == trump, GAME_COUNT[c], rank_of(c)))

@@ -35,15 +35,15 @@ import numpy as np
 
 from smear_env import DealSampler, SeatView
 from smear_env.actions import BID_BASE, DISCARD_BASE, MIN_BID, PASS, PLAY_BASE, TRUMP_BASE
-from smear_env.cards import ACE, JACK, SEVEN, SUITS, TEN
+from smear_env.cards import SUITS, suit_of
 from smear_env.core import discard_choices, high_low_cards, jack_card
-from smear_env.game import HAND_SIZE, Game, Phase, game_count_of, tally
+from smear_env.game import HAND_SIZE, Game, Phase, game_count_of, tally, team_of
 from smear_env.rules import Rules
 from smear_env.view import CARD_INDEX
 
 from .base import Agent
 from .dds import Solver
-from .heuristic import HeuristicAgent, estimate_points
+from .heuristic import HeuristicAgent, estimate_points, heuristic_discard
 
 
 def _mask(cards) -> int:
@@ -141,7 +141,7 @@ class PIMCAgent(Agent):
             allowed = [a - DISCARD_BASE for a in legal]
             ranked = []
             while allowed and len(ranked) < self.CONTRACT_CANDIDATES:
-                card = self._heuristic_discard(trump, allowed)
+                card = heuristic_discard(trump, allowed)
                 ranked.append(DISCARD_BASE + card)
                 allowed.remove(card)
             return ranked
@@ -150,7 +150,7 @@ class PIMCAgent(Agent):
     # ------------------------------------------------------------------ per phase
     def _values(self, game: Game, view: SeatView, legal: list[int]) -> dict[int, float]:
         seat = view.seat
-        sign = 1 if seat & 1 == 0 else -1  # the solver's values are team 0's
+        sign = 1 if team_of(seat) == 0 else -1  # the solver's values are team 0's
         if view.phase == Phase.PLAY:
             values = self._play_values(game)
             return {a: sign * float(values[a - PLAY_BASE]) for a in legal}
@@ -169,7 +169,7 @@ class PIMCAgent(Agent):
             return out
         # Bidding: one solve of the contract's play for points values every bid.
         hand = game.holding[seat] + game.kitty[: game.rules.kitty_size]
-        suit = max({c >> 3 for c in hand}, key=lambda s: estimate_points(hand, s, 0))
+        suit = max({suit_of(c) for c in hand}, key=lambda s: estimate_points(hand, s, 0))
         margin, awarded = self._contract(game, seat, suit, 0, [], True)
         ours = (sign * margin + awarded) // 2
         theirs = awarded - ours
@@ -192,32 +192,24 @@ class PIMCAgent(Agent):
             hand.remove(c)
         while len(hand) > HAND_SIZE:
             allowed = discard_choices(_mask(hand), trump)
-            card = self._heuristic_discard(trump, [c for c in hand if allowed >> c & 1])
+            card = heuristic_discard(trump, [c for c in hand if allowed >> c & 1])
             hand.remove(card)
             discards.append(card)
         holding = [list(h) for h in game.holding]
         holding[seat] = hand
         rules = game.rules
-        counted = (game_count_of(discards), 0) if seat & 1 == 0 else (0, game_count_of(discards))  # R13d: the bidder's
+        counted = (game_count_of(discards), 0) if team_of(seat) == 0 else (0, game_count_of(discards))  # R13d: the bidder's
         masks = [_mask(h) for h in holding]
         high, low = _decided_points(rules.high_low_in_play, trump, masks)
         reuse, guess = previous is not None, previous or 0
         # Bid 0 values the points taken (bidding), not a score change: no scores, no cap.
         scoring = ((game.scores[0], game.scores[1]), _cap(rules)) if bid else ((0, 0), -1)
         value = self.solver.value(
-            masks, seat, trump, counted, high, low, seat & 1, bid, True, reuse=reuse, guess=guess, scores=scoring[0],
+            masks, seat, trump, counted, high, low, team_of(seat), bid, True, reuse=reuse, guess=guess, scores=scoring[0],
             defender_cap=scoring[1],
         )  # fmt: skip
         jack_in_play = any(c == jack_card(trump) for h in holding for c in h)
         return value, (high >= 0) + (low >= 0) + jack_in_play + 1  # Game: a tie is rare, counted as awarded
-
-    @staticmethod
-    def _heuristic_discard(trump: int, allowed: list[int]) -> int:
-        side = [c for c in allowed if c >> 3 != trump]
-        if not side:
-            return min(allowed, key=lambda c: (c & 7 in (ACE, JACK, SEVEN), c & 7))
-        tens = [c for c in side if c & 7 == TEN]
-        return tens[0] if tens else min(side, key=lambda c: (c & 7 == ACE, c & 7))
 
     def _play_values(self, game: Game) -> np.ndarray:
         """Team 0's exact value of each card the player to act may play, from the game's position."""
@@ -236,7 +228,7 @@ class PIMCAgent(Agent):
             leader = game.trick[0][0] if game.trick else game.to_act
             self._public = game_count, jack_team, played, trick, leader, not game.trick and not game.tricks
         game_count, jack_team, played, trick, leader, first = self._public
-        bidder_team = bidder & 1
+        bidder_team = team_of(bidder)
         counted = list(game_count)
         counted[bidder_team] += game_count_of(game.discards)  # R13d; another bidder's discards are sampled
         masks = [_mask(h) for h in game.holding]

@@ -18,7 +18,7 @@ from agents import load_agent
 from smear_env import Game, Rules, action_name, observe, parse_action, seat_view
 from smear_env.actions import DISCARD_BASE, PLAY_BASE
 from smear_env.flags import add_rule_flags, add_version_flag, rules_from_args
-from smear_env.game import game_label, game_rng, run_entropy
+from smear_env.game import game_label, game_rng, run_entropy, team_of
 from smear_env.records import write_records
 from smear_env.render import after_move, announce, explain_hand, render_view
 
@@ -78,7 +78,7 @@ def play(
     game = Game(rules, game_rng(entropy, 0, 0), game_id=game_label(entropy, 0, 0))
     for s, agent in agents.items():
         agent.seed([entropy % 2**63, s])
-    print(f"You are seat {me} (team {me & 1}); your partner is seat {(me + 2) % 4}. First to {rules.target_score} wins. {HELP}")
+    print(f"You are seat {me} (team {team_of(me)}); your partner is seat {(me + 2) % 4}. First to {rules.target_score} wins. {HELP}")
     hands_seen = -1
     while not game.game_over:
         if game.hand_index != hands_seen:
@@ -136,8 +136,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"The game was stopped after {rules.max_hands} hands without a winner (R16).")
     else:
         print(
-            "You win!" if game.winner == me & 1 else "You lose.",
-            f"Final score: your team {game.scores[me & 1]}, the other team {game.scores[1 - (me & 1)]}.",
+            "You win!" if game.winner == team_of(me) else "You lose.",
+            f"Final score: your team {game.scores[team_of(me)]}, the other team {game.scores[1 - team_of(me)]}.",
         )
     return 0
 

@@ -71,7 +71,7 @@ from pettingzoo.utils import wrappers
 
 from .actions import NUM_ACTIONS, action_name
 from .core import team_reward
-from .game import Game, Phase, game_label, game_rng, run_entropy
+from .game import Game, Phase, game_label, game_rng, run_entropy, team_of
 from .observer import OBS_DIM, STATE_DIM, layout_table, observe
 from .observer import state as global_state
 from .records import write_records
@@ -122,10 +122,10 @@ class TerminateIllegal(wrappers.BaseWrapper):
         named = f" ({action_name(int(action))})" if number and 0 <= action < NUM_ACTIONS else ""
         warnings.warn(
             f"smear_v0: illegal move {int(action) if number else action!r}{named} by {agent} (seat {game.to_act}) in phase {game.phase.name}; "
-            f"legal were: {legal}. The episode ends with {self.illegal_reward} for team {game.to_act & 1}.",
+            f"legal were: {legal}. The episode ends with {self.illegal_reward} for team {team_of(game.to_act)}.",
             stacklevel=3,  # the caller of env.step
         )
-        raw.end_episode(rewards={a: (self.illegal_reward if int(a[-1]) & 1 == game.to_act & 1 else 0.0) for a in raw.agents})
+        raw.end_episode(rewards={a: (self.illegal_reward if team_of(int(a[-1])) == team_of(game.to_act) else 0.0) for a in raw.agents})
 
 
 class OrderEnforcing(wrappers.OrderEnforcingWrapper):
@@ -301,7 +301,7 @@ class raw_env(AECEnv):
             self.records.extend(game.records[hands_before:])
         change = [game.scores[t] - scores_before[t] for t in (0, 1)]
         for a in self.agents:
-            team = int(a[-1]) & 1
+            team = team_of(int(a[-1]))
             outcome = 0 if game.winner is None else (1 if game.winner == team else -1)
             self.rewards[a] = team_reward(self._mode, change[team], change[1 - team], outcome)
         if game.winner is not None:

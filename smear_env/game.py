@@ -24,7 +24,7 @@ from .actions import (
     action_name,
     bid_action,
 )
-from .cards import ACE, ALL_CARDS, GAME_COUNT, JACK, NUM_CARDS, SEVEN, SUITS
+from .cards import ACE, ALL_CARDS, GAME_COUNT, JACK, NUM_CARDS, SEVEN, SUITS, rank_of, suit_of
 from .rules import Rules
 
 HAND_SIZE = 6
@@ -55,10 +55,10 @@ def team_of(seat: int) -> int:
 
 def trick_winner(plays: list[tuple[int, int]], trump: int) -> int:
     """R12: the seat whose card wins a trick of (seat, card) plays."""
-    led = plays[0][1] >> 3
+    led = suit_of(plays[0][1])
     best_seat, best_card = plays[0]
     for seat, card in plays[1:]:
-        suit, best_suit = card >> 3, best_card >> 3
+        suit, best_suit = suit_of(card), suit_of(best_card)
         if suit == best_suit:
             if card > best_card:
                 best_seat, best_card = seat, card
@@ -77,9 +77,9 @@ def fold_high_low(high: tuple[int, int] | None, low: tuple[int, int] | None, car
             high = (card, seat)
         if low is None or card < low[0]:
             low = (card, seat)
-    elif card & 7 == ACE:
+    elif rank_of(card) == ACE:
         high = (card, seat)
-    elif card & 7 == SEVEN:
+    elif rank_of(card) == SEVEN:
         low = (card, seat)
     return high, low
 
@@ -115,12 +115,12 @@ class Tally:
     def add_cards(self, plays: list[tuple[int, int]] | tuple) -> None:
         """(seat, card) plays of a trick still in progress: they can take High and Low already."""
         for seat, card in plays:
-            if card >> 3 == self.trump:
+            if suit_of(card) == self.trump:
                 self.high, self.low = fold_high_low(self.high, self.low, card, seat, self.in_play)
 
     def add_trick(self, plays: list[tuple[int, int]], winner: int) -> None:
         """A completed trick and the seat that won it."""
-        team = winner & 1
+        team = team_of(winner)
         self.won[team] += 1
         self.add_cards(plays)
         for _, card in plays:
@@ -132,8 +132,8 @@ class Tally:
         """{"high", "low", "jack", "game"} -> the team that has it now, or None."""
         count = self.game_count
         return {
-            "high": None if self.high is None else self.high[1] & 1,
-            "low": None if self.low is None else self.low[1] & 1,
+            "high": None if self.high is None else team_of(self.high[1]),
+            "low": None if self.low is None else team_of(self.low[1]),
             "jack": self.jack_team,
             "game": None if count[0] == count[1] else int(count[1] > count[0]),
         }
@@ -155,7 +155,7 @@ def tally(
         account.add_trick(plays, winner)
     account.add_cards(trick)
     if bidder is not None:
-        account.game_count[bidder & 1] += game_count_of(discards)
+        account.game_count[team_of(bidder)] += game_count_of(discards)
     return account.points(), account.game_count
 
 
@@ -279,7 +279,7 @@ def highest_bid(bids: list[tuple[int, int]]) -> tuple[int, int | None]:
 def shows_void(led: int, card: int, trump: int | None) -> bool:
     """R11: following ``led`` with ``card``, neither of the suit led nor a trump, shows no card of the
     suit led (when trump was led: no trump). Trumping reveals nothing: it is allowed while holding it."""
-    return card >> 3 != led >> 3 and card >> 3 != trump
+    return suit_of(card) != suit_of(led) and suit_of(card) != trump
 
 
 class Game:
@@ -394,7 +394,7 @@ class Game:
             for plays in [p for _, p, _ in game.tricks] + [game.trick]:
                 for seat, card in plays[1:]:
                     if shows_void(plays[0][1], card, trump):
-                        voids[seat][plays[0][1] >> 3] = True
+                        voids[seat][suit_of(plays[0][1])] = True
         game.voids = [list(v) for v in voids]
         game.phase = phase
         game.to_act = to_act
@@ -472,13 +472,13 @@ class Game:
             stuck = self.rules.stick_the_dealer and self.to_act == self.dealer and self.high_bid == 0
             return actions if stuck else [PASS] + actions
         if phase == Phase.TRUMP:
-            return [TRUMP_BASE + s for s in sorted({c >> 3 for c in self.holding[self.to_act]})]
+            return [TRUMP_BASE + s for s in sorted({suit_of(c) for c in self.holding[self.to_act]})]
         if phase == Phase.DISCARD:
             hand = self.holding[self.to_act]
             trump = self.trump
             # R10: a trump may go only while the hand holds more than 6 trumps.
-            trump_ok = sum(1 for c in hand if c >> 3 == trump) > HAND_SIZE
-            return [DISCARD_BASE + c for c in sorted(hand) if trump_ok or c >> 3 != trump]
+            trump_ok = sum(1 for c in hand if suit_of(c) == trump) > HAND_SIZE
+            return [DISCARD_BASE + c for c in sorted(hand) if trump_ok or suit_of(c) != trump]
         return []
 
     def legal_cards(self) -> list[int]:
@@ -488,10 +488,10 @@ class Game:
         if not self.trick:
             if not self.tricks:
                 # R9: the bidder's first lead is a trump.
-                return [c for c in hand if c >> 3 == trump]
+                return [c for c in hand if suit_of(c) == trump]
             return list(hand)
-        led = self.trick[0][1] >> 3
-        suits = [c >> 3 for c in hand]
+        led = suit_of(self.trick[0][1])
+        suits = [suit_of(c) for c in hand]
         if led in suits:
             return [c for c, suit in zip(hand, suits, strict=True) if suit in (led, trump)]
         return list(hand)
@@ -558,7 +558,7 @@ class Game:
             if shows_void(led, card, self.trump):
                 # docs/rules.md's "has none of either" goes further than R11 allows: a player out of the
                 # suit led may throw any card while holding trumps.
-                self.voids[seat][led >> 3] = True
+                self.voids[seat][suit_of(led)] = True
         else:
             self.leader = seat
         self.trick.append((seat, card))
@@ -584,7 +584,7 @@ class Game:
             assert bidder is not None and self.trump is not None
             points, game_count = score_hand(rules, self.trump, self.tricks, bidder, self.discards)
             hand_points = [sum(1 for t in points.values() if t == team) for team in (0, 1)]
-            bid_team = bidder & 1
+            bid_team = team_of(bidder)
             made = hand_points[bid_team] >= bid
             # R14: made: add all points taken; set: subtract the bid. Defenders always add.
             self.scores[bid_team] += hand_points[bid_team] if made else -bid

@@ -14,8 +14,8 @@ from array import array
 
 import numpy as np
 
-from .cards import NUM_CARDS
-from .game import Game, Phase, Tally, fold_high_low
+from .cards import NUM_CARDS, suit_of
+from .game import Game, Phase, Tally, fold_high_low, team_of
 from .view import Knowledge, SeatView, knowledge_of_view, seat_knowledge
 
 LAYOUT: tuple[tuple[str, int, str], ...] = (
@@ -159,7 +159,7 @@ def encode_knowledge(k: Knowledge, out: np.ndarray | None = None, cache: HandCac
     :func:`observe` keeps for this hand of this game."""
     me, rules, phase, trump = k.seat, k.rules, k.phase, k.trump
     bids, discards, tricks, scores, voids = k.bids, k.discards, k.tricks, k.scores, k.voids
-    mine = me & 1
+    mine = team_of(me)
     rel = _REL[me]  # absolute seat -> relative seat
     # What changes only with the phase, a bid or a discard, and what the completed tricks add
     # (once a trick), are kept per hand in the cache, keyed (seat, phase, bids, discards) and
@@ -187,7 +187,7 @@ def encode_knowledge(k: Knowledge, out: np.ndarray | None = None, cache: HandCac
         r = 32 * rel[s] + card
         on[_PLAYED + r] = 1.0
         on[_TRICK + r] = 1.0
-        if card >> 3 == trump:
+        if suit_of(card) == trump:
             high, low = fold_high_low(high, low, card, s, rules.high_low_in_play)
     if k.leader is not None and phase == Phase.PLAY:
         on[_LEADER + rel[k.leader]] = 1.0
@@ -198,9 +198,9 @@ def encode_knowledge(k: Knowledge, out: np.ndarray | None = None, cache: HandCac
                 if void:
                     on[base + u] = 1.0
     if high is not None:
-        on[_POINTS + ((high[1] & 1) != mine)] = 1.0
+        on[_POINTS + (team_of(high[1]) != mine)] = 1.0
     if low is not None:
-        on[_POINTS + 2 + ((low[1] & 1) != mine)] = 1.0
+        on[_POINTS + 2 + (team_of(low[1]) != mine)] = 1.0
     if jack_team is not None:
         on[_POINTS + 4 + (jack_team != mine)] = 1.0
     on[_TAIL:] = tails[mine]

@@ -13,7 +13,7 @@ from typing import Any
 
 from .actions import DISCARD_BASE, MAX_BID, PASS, PLAY_BASE, TRUMP_BASE, action_name, bid_action
 from .cards import SUITS, card_str, parse_card
-from .game import Game, Phase, tally, trick_winner
+from .game import Game, Phase, tally, team_of, trick_winner
 from .rules import Rules
 from .view import SeatView, seat_view
 
@@ -48,7 +48,7 @@ def render_view(view: SeatView, legal: bool = True, spectator: Game | None = Non
     bidder's pick-up and discards; ``legal`` adds the legal moves when it is this seat's turn.
     """
     me = None if spectator is not None else view.seat
-    you = "" if me is None else f"you are seat {me} (team {me & 1})  "
+    you = "" if me is None else f"you are seat {me} (team {team_of(me)})  "
     lines = [
         f"Game: {you}hand {view.hand_index}  dealer: seat {view.dealer}  "
         f"scores: team 0 (seats 0+2) {view.scores[0]}, team 1 (seats 1+3) {view.scores[1]}  "
@@ -75,7 +75,7 @@ def render_view(view: SeatView, legal: bool = True, spectator: Game | None = Non
             shown = cards_text([card_str(c) for c in spectator.holding[s]])
         else:
             shown = cards_text(view.hand) if s == me else f"{view.hand_sizes[s]} card{'' if view.hand_sizes[s] == 1 else 's'}"
-        lines.append(f"  seat {s} (team {s & 1}){' [' + ', '.join(marks) + ']' if marks else ''}: {shown}")
+        lines.append(f"  seat {s} (team {team_of(s)}){' [' + ', '.join(marks) + ']' if marks else ''}: {shown}")
     if view.trump is not None and (view.tricks or view.trick):
         lines.append(tally_text(view, me))
     if view.trick:
@@ -93,7 +93,7 @@ def view_tally(view: SeatView) -> tuple[list[int], dict[str, int | None], list[i
     assert view.trump is not None
     tricks = [(t.leader, [(s, parse_card(c)) for s, c in t.plays], t.winner) for t in view.tricks]
     points, game_count = tally(view.rules, SUITS.index(view.trump), tricks, [(s, parse_card(c)) for s, c in view.trick])
-    won = [sum(1 for t in view.tricks if t.winner & 1 == team) for team in (0, 1)]
+    won = [sum(1 for t in view.tricks if team_of(t.winner) == team) for team in (0, 1)]
     return won, points, list(game_count)
 
 
@@ -104,12 +104,12 @@ def tally_text(view: SeatView, me: int | None = None) -> str:
     def side(team: int | None) -> str:
         if team is None:
             return "nobody yet"
-        return f"team {team}" if me is None else ("us" if team == me & 1 else "them")
+        return f"team {team}" if me is None else ("us" if team == team_of(me) else "them")
 
     def pair(values: list[int]) -> str:
         if me is None:
             return f"team 0 {values[0]}, team 1 {values[1]}"
-        return f"us {values[me & 1]}, them {values[1 - (me & 1)]}"
+        return f"us {values[team_of(me)]}, them {values[1 - team_of(me)]}"
 
     won, points, game_count = view_tally(view)
     return (
@@ -153,7 +153,7 @@ def after_move(game: Game, seat: int, action: int, me: int) -> list[str]:
         assert game.trump is not None
         winner = trick_winner(plays, game.trump)
         who = "you" if winner == me else f"seat {winner}"
-        team = "your team" if winner & 1 == me & 1 else "the other team"
+        team = "your team" if team_of(winner) == team_of(me) else "the other team"
         lines.append(f"Trick {len(game.tricks) + 1} won by {who} with {card_str(dict(plays)[winner])} ({team}).")
     ends_bidding = game.phase == Phase.BID and (seat == game.dealer or action == bid_action(MAX_BID))
     if ends_bidding and (action != PASS or game.bidder is not None):
@@ -171,7 +171,7 @@ def explain_hand(record: dict[str, Any], seat: int, rules: Rules | None = None) 
     """The scoring of a finished hand in words, from a hand record, as seat ``seat`` may know it."""
     if record["redeal"]:
         return "Everyone passed: the hand is thrown in and the same dealer deals again."
-    mine = seat & 1
+    mine = team_of(seat)
     described = point_rules(rules or Rules.from_dict({k: v for k, v in record["rules"].items() if k in Rules.field_names()}))
 
     def who(team):
@@ -185,7 +185,7 @@ def explain_hand(record: dict[str, Any], seat: int, rules: Rules | None = None) 
         f"  Game-count: your team {gc[mine]}, the other team {gc[1 - mine]} (the bidder's discards count for the bidder)"
     )
     hp = record["hand_points"]
-    bidder_team = record["bidder"] & 1
+    bidder_team = team_of(record["bidder"])
     verdict = "made its bid" if record["made_bid"] else "was SET and loses its bid"
     lines.append(
         f"  Points taken: your team {hp[mine]}, the other team {hp[1 - mine]}; the bidder's team ({who(bidder_team)}) {verdict}."

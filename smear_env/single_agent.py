@@ -27,7 +27,7 @@ import numpy as np
 
 from .actions import NUM_ACTIONS
 from .core import team_reward
-from .game import Game, game_label, game_rng, run_entropy
+from .game import Game, game_label, game_rng, run_entropy, team_of
 from .observer import OBS_DIM, observe
 from .rules import REWARDS, Rules, check_episode_settings
 from .view import SeatView, seat_view
@@ -155,7 +155,7 @@ class SmearSingleAgentEnv(gym.Env):
         game.step(action)
         if len(game.records) == before:
             return 0.0
-        team = self.seat & 1
+        team = team_of(self.seat)
         change = [game.scores[t] - scores[t] for t in (0, 1)]
         outcome = 0 if game.winner is None else (1 if game.winner == team else -1)
         return float(team_reward(self._mode, change[team], change[1 - team], outcome))

@@ -18,8 +18,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from .cards import ALL_CARDS, NUM_CARDS, SUITS
-from .game import KITTY_CARDS, Game, Phase
+from .cards import ALL_CARDS, NUM_CARDS, SUITS, suit_of
+from .game import KITTY_CARDS, Game, Phase, team_of
 from .rules import Rules
 
 CARD_INDEX = {name: i for i, name in enumerate(ALL_CARDS)}
@@ -84,7 +84,7 @@ class SeatView:
     @property
     def team(self) -> int:
         """This seat's team (0 or 1)."""
-        return self.seat & 1
+        return team_of(self.seat)
 
 
 class Knowledge(NamedTuple):
@@ -242,7 +242,7 @@ class DealSampler:
             key=lambda j: math.comb(capacity[j] + sum(allowed[j]) - 1, capacity[j]),
         )
         self.allowed = allowed
-        counts = tuple(sum(1 for c in self.pool if c >> 3 == u) for u in range(4))
+        counts = tuple(sum(1 for c in self.pool if suit_of(c) == u) for u in range(4))
         self._hand = [CARD_INDEX[c] for c in view.hand]
         self._discards = None if view.discards is None else [CARD_INDEX[c] for c in view.discards]
         self._picked_up = [] if view.picked_up is None else [CARD_INDEX[c] for c in view.picked_up]
@@ -265,7 +265,7 @@ class DealSampler:
         column = [(s - self.view.seat) % 4 - 1 for s in self.others] + [3, 3]  # place -> left, partner, right, out
         pool = np.array(self.pool, dtype=np.int64)
         table = weights[pool][:, column]
-        allowed = np.array([[self.allowed[j][c >> 3] for j in range(5)] for c in self.pool], dtype=bool)
+        allowed = np.array([[self.allowed[j][suit_of(c)] for j in range(5)] for c in self.pool], dtype=bool)
         table = np.where(allowed, table, 0.0)
         capacity = np.array(self.capacity, dtype=np.int64)
         sums = _partition_sums(table, capacity)
@@ -307,7 +307,7 @@ class DealSampler:
         pool = self.pool
         by_suit: list[list[int]] = [[], [], [], []]
         for i in rng.permutation(len(pool)).tolist():
-            by_suit[pool[i] >> 3].append(pool[i])  # each suit in a random order
+            by_suit[suit_of(pool[i])].append(pool[i])  # each suit in a random order
         places: list[list[int]] = [[] for _ in range(5)]
         left = tuple(len(cards) for cards in by_suit)
         for k, j in enumerate(self.constrained[:-1]):

@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from agents import Agent, load_agent
+from agents import Agent, load_agent, registered
 from agents.arena import fit_elo, pool_matches, run_match
 from apps.eval import main as eval_main
 from smear_env import Game, Rules, check_records, observe, seat_view
@@ -253,3 +253,28 @@ def test_match_workers_share_the_cores_between_them():
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(2, mp_context=context, initializer=_share_cores, initargs=(1,)) as pool:
         assert [pool.submit(_torch_threads).result() for _ in range(2)] == [1, 1]
+
+
+@pytest.mark.parametrize(("old", "new"), [("dmc", "neural:dmc"), ("distilled:suits=4", "neural:distilled,suits=4"), ("chance", "neural:chance")])
+def test_the_retired_network_ids_still_load_with_a_warning_that_names_the_new_spelling(old, new):
+    """0.2.0 named three shipped networks as agents of their own; one network agent now names its weights."""
+    import torch
+
+    with pytest.warns(DeprecationWarning, match=f"is now spelled '{new.partition(',')[0]}'"):
+        retired = load_agent(old)
+    current = load_agent(new)
+    assert retired.path == current.path and retired.suits == current.suits and retired.name == old
+    for mine, theirs in zip(retired.network.state_dict().values(), current.network.state_dict().values(), strict=True):
+        assert torch.equal(mine, theirs)
+    assert old.partition(":")[0] not in {e.id for e in registered()}  # not offered any more, only accepted
+
+
+def test_search_presets_set_every_option_and_a_key_changes_one():
+    from agents.search import PRESETS
+
+    agent = load_agent("search:preset=chance,play_rollouts=2,rollouts=2")
+    assert agent.options == PRESETS["chance"] | {"play_rollouts": 2, "rollouts": 2}
+    assert agent.network.path == load_agent("neural:chance").path and agent.rollouts.chances is not None
+    assert load_agent("search").options == PRESETS["pimc"]
+    with pytest.raises(ValueError, match="preset='fast': one of pimc, rollouts, chance"):
+        load_agent("search:preset=fast")

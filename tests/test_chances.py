@@ -162,8 +162,8 @@ def test_a_split_network_answers_each_decision_with_its_own_part(tmp_path):
 def test_the_shipped_chance_network_plays_the_cards_as_distilled_does():
     """``chance``: a q_split network whose card play is ``distilled``'s (the neural shipped when it was made),
     weight for weight, and whose contracts are its own (they differ somewhere); the table of its play ships beside it."""
-    chance, neural = load_agent("chance"), load_agent("distilled")
-    assert chance.name == "chance" and load_checkpoint(CHANCE).network.kind == "q_split"
+    chance, neural = load_agent("neural:chance"), load_agent("neural:distilled")
+    assert chance.name == "neural:chance" and load_checkpoint(CHANCE).network.kind == "q_split"
     play = {k.removeprefix("play."): v for k, v in chance.network.state_dict().items() if k.startswith("play.")}
     shipped = {k.removeprefix("body."): v for k, v in neural.network.state_dict().items()}
     assert play.keys() == shipped.keys() and all(torch.equal(play[k], shipped[k]) for k in play)

@@ -32,7 +32,7 @@ FAST = "search:samples=3,seconds=10"  # every decision solves its 3 deals: the s
 
 def test_search_plays_a_whole_game_legally_and_plays_its_best_score():
     """Its choice is the best of its scores; outside the card play the scores are the network's values."""
-    agent, network = load_agent(FAST), load_agent("dmc")  # its network by default
+    agent, network = load_agent(FAST), load_agent("neural:dmc")  # its network by default
     agent.seed(0)
     game, judged, step = Game(Rules(), 3), {Phase.PLAY: 0, "other": 0}, 0
     while not game.game_over:
@@ -70,7 +70,7 @@ def test_search_refuses_bad_options():
 def test_beliefs_trains_and_measures_against_the_uniform_sampler(tmp_path, capsys):
     out = tmp_path / "beliefs.pt"
     args = ["--out", str(out), "--minutes", "0.05", "--games", "64", "--hidden", "32", "--held-out", "40",
-            "--sampler-draws", "20", "--player", "dmc"]  # fmt: skip
+            "--sampler-draws", "20", "--player", "neural:dmc"]  # fmt: skip
     with pytest.raises(SystemExit):
         beliefs.main([*args[:-1], "heuristic"])  # the games' player must be a network
     assert "a network is needed" in capsys.readouterr().err and not out.exists()
@@ -79,7 +79,7 @@ def test_beliefs_trains_and_measures_against_the_uniform_sampler(tmp_path, capsy
     report = json.loads(out.with_suffix(".json").read_text())
     assert report["positions"] == 40 and report["hidden_cards"] > 40 * 10
     assert 0 < report["log_loss_model"] < 5 and 0 < report["log_loss_uniform_sampler"] < 5
-    assert 0 <= report["expected_calibration_error"] <= 1 and report["player"] == "dmc"
+    assert 0 <= report["expected_calibration_error"] <= 1 and report["player"] == "neural:dmc"
     with pytest.raises(SystemExit):
         beliefs.main(args)  # never over a model that exists
     assert "--force" in capsys.readouterr().err
@@ -156,7 +156,7 @@ def test_r1_distill_teaches_a_network_its_values_over_the_orders_of_the_suits(tm
     assert distill.main(args) == 0
     data = load_positions([out / "positions"])
     assert len(data["obs"]) == 40
-    teacher = load_agent("chance:suits=24")
+    teacher = load_agent("neural:chance,suits=24")
     values = teacher.values(data["obs"])
     assert np.allclose(np.where(data["mask"], values, 0), np.nan_to_num(data["target"]), atol=1e-4)
     assert load_checkpoint(out / "checkpoint.pt").network.kind == "q_split"
@@ -264,14 +264,14 @@ def test_the_shipped_network_is_a_student_of_chance_over_the_orders_of_the_suits
         any(not torch.equal(shipped.model[k], chance.model[k]) for k in chance.model)
         and shipped.model.keys() == chance.model.keys()
     )
-    assert NeuralAgent().suits == 1 and load_agent("distilled").path == DISTILLED
+    assert NeuralAgent().suits == 1 and load_agent("neural:distilled").path == DISTILLED
     for path in (SHIPPED, DISTILLED, CHANCE):
         assert json.loads(path.with_suffix(".json").read_text())["commands"]  # how it was made, beside it
     assert any('"neural:chance,suits=24"' in c for c in json.loads(SHIPPED.with_suffix(".json").read_text())["commands"])
 
 
 def test_the_distilled_network_plays_other_cards_than_dmc():
-    distilled, first = load_agent("distilled"), load_agent("dmc")
+    distilled, first = load_agent("neural:distilled"), load_agent("neural:dmc")
     assert distilled.batched and first.batched and load_checkpoint(DMC).rules == load_checkpoint(DISTILLED).rules
     differ = 0
     for seed in range(3):
@@ -376,7 +376,7 @@ def test_search_with_rollouts_values_trump_and_discards_by_them_and_plays_the_be
     """With ``rollouts`` a trump or a discard is the blend of the rollout values and the network's;
     the bids stay the network's."""
     agent = load_agent("search:rollouts=4,blend=0.5")
-    network = load_agent("dmc")
+    network = load_agent("neural:dmc")
     differs, phases = 0, set()
     for game, view in decisions(network.rules, 2, 24):
         obs, mask = observe(game, view.seat), game.action_mask()
@@ -407,7 +407,7 @@ def test_search_with_play_rollouts_mixes_them_into_a_cards_search_value():
     """With ``play_rollouts`` a card's search value is ``(1 - mix)`` times the PIMC value plus ``mix``
     times the rollouts' (drawn after PIMC's deals from the same generator); at ``mix=1`` no deal is
     solved, at ``mix=0`` the rollouts are off."""
-    network = load_agent("dmc")
+    network = load_agent("neural:dmc")
     plain, mixed, rolled = (
         load_agent(f"{FAST},{extra}") for extra in ("mix=0,play_rollouts=4", "play_rollouts=4", "play_rollouts=4,mix=1")
     )

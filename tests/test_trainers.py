@@ -140,7 +140,7 @@ def test_neural_spec_errors(tmp_path):
 
 def test_an_ensemble_plays_the_mean_of_its_networks_values():
     """``neural:A+B``: each action valued by the mean of the members' values (built-in names or paths)."""
-    both, chance, neural = load_agent("neural:chance+distilled"), load_agent("chance"), load_agent("distilled")
+    both, chance, neural = load_agent("neural:chance+distilled"), load_agent("neural:chance"), load_agent("neural:distilled")
     game = Game(Rules(), 3)
     for _ in range(40):  # the contracts and the first tricks of a game
         obs = observe(game, game.to_act)[None]
@@ -158,7 +158,7 @@ def test_r1_a_suit_mean_values_a_position_as_it_values_the_position_relabelled()
     from nets import SuitMean
     from smear_env.symmetry import ACTION_INDEX, OBS_INDEX
 
-    chance = load_agent("chance")
+    chance = load_agent("neural:chance")
     network = chance.network
     obs = []
     game = Game(Rules(), 4)
@@ -179,14 +179,14 @@ def test_r1_a_suit_mean_values_a_position_as_it_values_the_position_relabelled()
                            for p in range(4)]).mean(dim=0)  # fmt: skip
     assert torch.allclose(SuitMean(network, 4)(x), by_hand, atol=1e-5)
     assert torch.equal(SuitMean(network, 1)(x), network(x))
-    four, alone = load_agent("chance:suits=4"), load_agent("neural:chance,suits=1")
+    four, alone = load_agent("neural:chance,suits=4"), load_agent("neural:chance,suits=1")
     assert four.suits == 4 and alone.suits == 1 and load_agent("neural").suits == 1
     rows = x.cpu().numpy()
     assert np.allclose(four.values(rows), SuitMean(network, 4)(x).detach().cpu().numpy(), atol=1e-5)
     assert np.allclose(alone.values(rows), chance.values(rows), atol=1e-6)
     for bad in (0, 25):
         with pytest.raises(ValueError, match="1 to 24"):
-            load_agent(f"chance:suits={bad}")
+            load_agent(f"neural:chance,suits={bad}")
     with pytest.raises(ValueError, match="q or q_split networks only"):
         load_agent(f"neural:{SHIPPED_BELIEFS},suits=4")
 

@@ -114,7 +114,7 @@ def test_checkpoints_only_from_the_owners_folders_and_the_refusal_names_no_path(
     # Missing, unreadable, outside, a link out: one and the same answer for each option.
     assert len({m for s, m in refusals.items() if s.startswith("neural:")}) == 1
     assert len({m for s, m in refusals.items() if s.startswith("search:beliefs")}) == 1
-    for spec in ("neural:broken.pt", "neural:suits=0", "neural:mine.pt,suits=99", "dmc:suits=0"):
+    for spec in ("neural:broken.pt", "neural:suits=0", "neural:mine.pt,suits=99", "neural:dmc,suits=0"):
         response = client.post("/api/tables", json={"opponents": spec})
         assert response.status_code == 400
         message = response.json()["error"]

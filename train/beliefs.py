@@ -172,7 +172,7 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as e:
         parser.error(f"--player {args.player}: {e}")
     if not isinstance(player, NeuralAgent):
-        parser.error(f"--player {args.player}: a network is needed (neural, dmc, neural:PATH)")
+        parser.error(f"--player {args.player}: a network is needed (neural, neural:NAME, neural:PATH)")
     rules = player.rules
     seed_everything(args.seed)
     torch.set_num_threads(2)

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from smear_env import Game, Rules, observe, seat_view
-from smear_env.game import game_label, game_rng
+from smear_env.game import game_label, game_rng, team_of
 
 from ..base import Agent, load_agent
 
@@ -54,7 +54,7 @@ def play_deal_sets(
     games, sides, generators = [], [], []
     for d in deal_sets:
         for swap in (0, 1):
-            side = [(seat + swap) & 1 for seat in range(4)]  # side[seat]: 0 for A, 1 for B
+            side = [team_of(seat + swap) for seat in range(4)]  # side[seat]: 0 for A, 1 for B
             games.append(Game(rules, game_rng(seed, d, 0), game_id=f"{game_label(seed, d, 0)}-{'AB'[swap]}"))
             sides.append(side)
             # Each side's generator is seeded by its last seat (as reseeding the agent seat by seat did).
