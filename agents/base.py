@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from smear_env import Rules, SeatView
+from smear_env.extras import missing
 
 
 class Agent:
@@ -242,6 +243,9 @@ def _import(entry_point: str, spec: str) -> Any:
         try:
             module = importlib.import_module(module_name)
         except ImportError as e:
+            extra = missing(e, f"agent spec {spec!r}")
+            if extra is not None:
+                raise extra from None
             raise ValueError(f"agent spec {spec!r}: cannot import module {module_name!r} ({e})") from None
     found = getattr(module, attribute, None)
     if found is None:

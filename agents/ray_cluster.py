@@ -4,19 +4,15 @@ Ray is imported only when a cluster is joined."""
 
 from __future__ import annotations
 
-import importlib.util
+from smear_env.extras import need
 
 _STARTED_HERE = False  # whether this process started the local Ray it uses (and so shuts it down)
 
 
 def need_ray(what: str) -> None:
-    """A ValueError naming the extra to install unless Ray is there (found, not imported: it is optional)."""
-    try:
-        found = importlib.util.find_spec("ray") is not None
-    except ImportError:  # an import hook that refuses it
-        found = False
-    if not found:
-        raise ValueError(f"{what} needs Ray (No module named 'ray'): pip install -e '.[ray]'")
+    """A ValueError (:class:`smear_env.extras.MissingExtraError`) naming the extra unless Ray is installed
+    (found, not imported: it is optional)."""
+    need("ray", what)
 
 
 def connect(address: str | None) -> None:

@@ -11,6 +11,7 @@ from typing import Any
 from agents.arena import MatchResult, format_summary, league_ratings, plot_ratings, pool_matches, run_match, short_labels
 from agents.base import load_agent, spec_help, with_option
 from agents.ray_cluster import need_ray
+from smear_env.extras import MissingExtraError, command, need
 from smear_env.files import atomic_write
 from smear_env.flags import add_rule_flags, add_version_flag, rules_from_args
 from smear_env.records import write_records
@@ -53,6 +54,7 @@ def parse_runs(games: str, seed: str) -> list[tuple[int, int]]:
     return list(zip(counts, seeds, strict=True))
 
 
+@command("smear-eval")
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="smear-eval",
@@ -114,9 +116,13 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("give two agent specs A B, or --league A,B[,C...]")
     if args.device:
         specs = [with_option(s, "device", args.device) for s in specs]
+    if args.plot:
+        need("matplotlib", "smear-eval --plot")
     for spec in specs:
         try:
             load_agent(spec)
+        except MissingExtraError:
+            raise  # one line (the command's), not the usage
         except ValueError as e:
             parser.error(str(e))
 

@@ -17,6 +17,7 @@ from typing import Any
 from agents import load_agent
 from smear_env import Game, Rules, action_name, observe, parse_action, seat_view
 from smear_env.actions import DISCARD_BASE, PLAY_BASE
+from smear_env.extras import MissingExtraError, command
 from smear_env.flags import add_rule_flags, add_version_flag, rules_from_args
 from smear_env.game import game_label, game_rng, run_entropy, team_of
 from smear_env.records import write_records
@@ -103,6 +104,7 @@ def play(
     return game, True
 
 
+@command("smear-play")
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="smear-play", description="Play Smear in the terminal against agents.")
     add_version_flag(parser)
@@ -118,6 +120,8 @@ def main(argv: list[str] | None = None) -> int:
         partner, opponents = load_agent(args.partner), load_agent(args.opponents)
         partner.check_rules(rules)
         opponents.check_rules(rules)
+    except MissingExtraError:
+        raise  # one line (the command's), not the usage
     except ValueError as e:
         parser.error(str(e))
     me = args.seat

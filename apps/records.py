@@ -6,11 +6,14 @@ import argparse
 import sys
 import time
 
+from smear_env.extras import command
 from smear_env.flags import add_rule_flags, add_version_flag, rules_from_args
-from smear_env.records import RecordError, check_records, play_random_games, play_random_games_vector, write_records
+from smear_env.records import RecordError, check_records, play_random_games, write_records
 from smear_env.render import describe_hand
+from smear_env.vector import play_random_games_vector
 
 
+@command("smear-records")
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="smear-records",

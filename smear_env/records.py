@@ -278,19 +278,3 @@ def play_random_games(rules: Rules, games: int, seed: int) -> list[dict[str, Any
         records.extend(game.records)
     return records
 
-
-def play_random_games_vector(rules: Rules, games: int, seed: int) -> list[dict[str, Any]]:
-    """The same as :func:`play_random_games` on the batched engine: one slot per game, run until each has ended once."""
-    import numpy as np
-
-    from .vector import SmearVectorEnv
-
-    venv = SmearVectorEnv(games, seed=seed, record="all", **rules.to_dict())
-    venv.reset()
-    rng = np.random.default_rng([seed, 1])
-    finished = np.zeros(games, dtype=bool)
-    while not finished.all():
-        _, _, terminated, truncated, _ = venv.step(venv.sample_actions(rng))
-        finished |= terminated | truncated
-    first = [r for r in venv.records if r["game_id"].endswith("-0")]  # each slot's first game only
-    return sorted(first, key=lambda r: int(r["game_id"].split("-")[1]))  # grouped by game, hands in order

@@ -470,3 +470,16 @@ class SmearVectorEnv(VectorEnv):
     def memory_bytes(self) -> int:
         """Bytes held in the batch's arrays (for per-game memory figures)."""
         return sum(v.nbytes for v in vars(self).values() if isinstance(v, np.ndarray))
+
+
+def play_random_games_vector(rules: Rules, games: int, seed: int) -> list[dict[str, Any]]:
+    """The same as :func:`smear_env.records.play_random_games` on the batched engine: one slot per game, run until each has ended once."""
+    venv = SmearVectorEnv(games, seed=seed, record="all", **rules.to_dict())
+    venv.reset()
+    rng = np.random.default_rng([seed, 1])
+    finished = np.zeros(games, dtype=bool)
+    while not finished.all():
+        _, _, terminated, truncated, _ = venv.step(venv.sample_actions(rng))
+        finished |= terminated | truncated
+    first = [r for r in venv.records if r["game_id"].endswith("-0")]  # each slot's first game only
+    return sorted(first, key=lambda r: int(r["game_id"].split("-")[1]))  # grouped by game, hands in order

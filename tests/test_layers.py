@@ -1,4 +1,5 @@
-"""Layers import downward only: smear_env <- nets <- agents <- train (docs/architecture.md)."""
+"""Layers import downward only: smear_env <- nets <- agents <- train <- apps (docs/architecture.md); no module
+imports one that imports it back (no circle); no library code imports a command (apps)."""
 
 from __future__ import annotations
 
@@ -14,9 +15,10 @@ ALLOWED = {
     "nets": {"smear_env"},
     "agents": {"smear_env", "nets"},
     "train": {"smear_env", "nets", "agents"},
+    "apps": {"smear_env", "nets", "agents", "train"},
 }
 # Packages a layer must not import at all (the rules know no framework); Ray only in modules named for it.
-FORBIDDEN = {"smear_env": {"torch", "ray", "tyro"}, "nets": {"ray", "tyro"}, "agents": {"ray", "tyro"}, "train": {"ray"}}
+FORBIDDEN = {"smear_env": {"torch", "ray", "tyro"}, "nets": {"ray", "tyro"}, "agents": {"ray", "tyro"}, "train": {"ray"}, "apps": {"ray"}}
 
 
 RAY_MODULES = {"ray_actors", "on_ray", "ray_cluster", "sweep"}  # the only modules that import Ray (it is optional)
@@ -46,6 +48,57 @@ def test_nothing_imports_train():
     for folder in ("smear_env", "nets", "agents", "examples", "benchmarks"):
         for path in sorted((ROOT / folder).rglob("*.py")):
             assert "train" not in imports_of(path) or folder == "benchmarks", path
+
+
+def module_graph() -> dict[str, set[str]]:
+    """Each module of the kit and the kit's modules it imports (relative imports resolved; ``from . import x``
+    is the module ``x`` when there is one)."""
+    paths = {}
+    for layer in ALLOWED:
+        for path in (ROOT / layer).rglob("*.py"):
+            parts = list(path.relative_to(ROOT).with_suffix("").parts)
+            paths[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    graph: dict[str, set[str]] = {}
+    for name, path in paths.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        found: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                found.update(a.name for a in node.names if a.name in paths)
+            elif isinstance(node, ast.ImportFrom):
+                base = package.split(".")[: len(package.split(".")) - node.level + 1] if node.level else []
+                target = ".".join(base + ([node.module] if node.module else []))
+                subs = {f"{target}.{a.name}" for a in node.names} & set(paths)
+                found |= subs if len(subs) == len(node.names) else ({target} & set(paths)) | subs
+        graph[name] = found - {name}
+    return graph
+
+
+def test_no_module_imports_one_that_imports_it_back():
+    graph = module_graph()
+    seen: dict[str, int] = {}  # 1: on the path being walked, 2: done
+
+    def walk(name: str, path: list[str]) -> None:
+        seen[name] = 1
+        for other in sorted(graph[name]):
+            if seen.get(other) == 1:
+                cycle = path[path.index(other) :] + [other]
+                raise AssertionError("an import circle: " + " -> ".join(cycle))
+            if other not in seen:
+                walk(other, path + [other])
+        seen[name] = 2
+
+    for name in sorted(graph):
+        if name not in seen:
+            walk(name, [name])
+    assert len(graph) > 50  # the walk saw the whole kit
+
+
+def test_no_library_code_imports_a_command():
+    graph = module_graph()
+    for name, imported in graph.items():
+        if not name.startswith("apps"):
+            assert not {m for m in imported if m.startswith("apps")}, f"{name} imports a command: {sorted(imported)}"
 
 
 def test_a_checkpoint_of_the_first_release_still_loads(tmp_path):

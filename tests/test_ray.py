@@ -194,7 +194,7 @@ dmc.train(dmc.Config(runs_dir=sys.argv[1], run_name="local", num_envs=16, hidden
 try:
     dmc.train(dmc.Config(runs_dir=sys.argv[1], run_name="r", backend="ray", num_envs=16, hidden=(16,), total_steps=100))
 except ValueError as e:
-    assert "needs Ray" in str(e) and "[ray]" in str(e), e
+    assert "needs the 'ray' extra" in str(e) and "smear-rl[ray]" in str(e), e
 else:
     raise AssertionError("backend ray without Ray did not say so")
 import contextlib, io, train.sweep
@@ -206,7 +206,7 @@ with contextlib.redirect_stderr(errors):
     except SystemExit as e:
         assert e.code == 2
     assert train.sweep.main(["--config", "configs/sweep_dmc.yaml"]) == 2
-assert errors.getvalue().count("needs Ray") == 2 and "Traceback" not in errors.getvalue(), errors.getvalue()
+assert errors.getvalue().count("needs the 'ray' extra") == 2 and "Traceback" not in errors.getvalue(), errors.getvalue()
 assert "ray" not in sys.modules
 print("local path OK without ray")
 """

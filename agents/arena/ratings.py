@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from smear_env.extras import need
+
 from .results import MatchResult
 
 
@@ -54,6 +56,7 @@ def league_ratings(names: list[str], matches: dict[tuple[int, int], MatchResult]
 
 def plot_ratings(names: list[str], ratings: np.ndarray, spread: np.ndarray, path: str) -> None:
     """Ratings as points with +-2 sd error bars (the axis fits the intervals), written to ``path``."""
+    need("matplotlib", "a league's plot")
     import matplotlib
 
     matplotlib.use("Agg")
