@@ -120,7 +120,9 @@ class HeuristicAgent(Agent):
             # Partner winning: is it safe from the opponents still to play?
             safe = last_to_play or (suit_of(winning_card) == trump and all(c < winning_card for c in unseen_trumps))
             if safe:
-                feed = [c for c in legal if rank_of(c) == TEN] or [c for c in legal if c == jack] or [c for c in legal if c == seven]
+                feed = (
+                    [c for c in legal if rank_of(c) == TEN] or [c for c in legal if c == jack] or [c for c in legal if c == seven]
+                )
                 if feed:
                     return feed[0]
             return self._lowest(legal, trump, avoid={jack})

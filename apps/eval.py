@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import json
 import sys
@@ -13,7 +12,7 @@ from agents.base import load_agent, spec_help, with_option
 from agents.ray_cluster import need_ray
 from smear_env.extras import MissingExtraError, command, need
 from smear_env.files import atomic_write
-from smear_env.flags import add_rule_flags, add_version_flag, rules_from_args
+from smear_env.flags import add_rule_flags, command_parser, rules_from_args
 from smear_env.records import write_records
 
 
@@ -56,11 +55,10 @@ def parse_runs(games: str, seed: str) -> list[tuple[int, int]]:
 
 @command("smear-eval")
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
+    parser = command_parser(
         prog="smear-eval",
         description="Play agent A's partnership against agent B's in the duplicate format and report the result with its uncertainty.",
     )
-    add_version_flag(parser)
     parser.add_argument(
         "a",
         nargs="?",
@@ -107,10 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.workers < 1:
         parser.error(f"--workers {args.workers}: must be at least 1")
     if args.backend == "ray":
-        try:
-            need_ray("--backend ray")
-        except ValueError as e:
-            parser.error(str(e))
+        need_ray("smear-eval --backend ray")  # a missing extra: one line (the command's), not the usage
     specs = [s.strip() for s in args.league.split(",")] if args.league else [args.a, args.b]
     if any(not s for s in specs) or len(specs) < 2:
         parser.error("give two agent specs A B, or --league A,B[,C...]")

@@ -8,7 +8,6 @@ its scoring in words.
 
 from __future__ import annotations
 
-import argparse
 import select
 import sys
 from collections.abc import Callable
@@ -18,7 +17,7 @@ from agents import load_agent
 from smear_env import Game, Rules, action_name, observe, parse_action, seat_view
 from smear_env.actions import DISCARD_BASE, PLAY_BASE
 from smear_env.extras import MissingExtraError, command
-from smear_env.flags import add_rule_flags, add_version_flag, rules_from_args
+from smear_env.flags import add_rule_flags, command_parser, rules_from_args
 from smear_env.game import game_label, game_rng, run_entropy, team_of
 from smear_env.records import write_records
 from smear_env.render import after_move, announce, explain_hand, render_view
@@ -79,7 +78,9 @@ def play(
     game = Game(rules, game_rng(entropy, 0, 0), game_id=game_label(entropy, 0, 0))
     for s, agent in agents.items():
         agent.seed([entropy % 2**63, s])
-    print(f"You are seat {me} (team {team_of(me)}); your partner is seat {(me + 2) % 4}. First to {rules.target_score} wins. {HELP}")
+    print(
+        f"You are seat {me} (team {team_of(me)}); your partner is seat {(me + 2) % 4}. First to {rules.target_score} wins. {HELP}"
+    )
     hands_seen = -1
     while not game.game_over:
         if game.hand_index != hands_seen:
@@ -106,8 +107,7 @@ def play(
 
 @command("smear-play")
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="smear-play", description="Play Smear in the terminal against agents.")
-    add_version_flag(parser)
+    parser = command_parser(prog="smear-play", description="Play Smear in the terminal against agents.")
     parser.add_argument("--seat", type=int, default=0, choices=range(4), help="your seat (0-3; your partner sits opposite)")
     parser.add_argument("--partner", default="heuristic", help="your partner's agent spec (default heuristic)")
     parser.add_argument("--opponents", default="heuristic", help="the opponents' agent spec (default heuristic)")

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 
 from smear_env.extras import command
-from smear_env.flags import add_rule_flags, add_version_flag, rules_from_args
+from smear_env.flags import add_rule_flags, command_parser, rules_from_args
 from smear_env.records import RecordError, check_records, play_random_games, write_records
 from smear_env.render import describe_hand
 from smear_env.vector import play_random_games_vector
@@ -15,11 +14,10 @@ from smear_env.vector import play_random_games_vector
 
 @command("smear-records")
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
+    parser = command_parser(
         prog="smear-records",
         description="Play full games between random legal agents and write their hand records, or check a records file.",
     )
-    add_version_flag(parser)
     parser.add_argument("--games", type=int, default=10, help="how many games to play (default 10)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the whole run (default 0)")
     parser.add_argument("--out", metavar="FILE.jsonl", help="where to write the records (JSON Lines)")

@@ -125,7 +125,9 @@ class TerminateIllegal(wrappers.BaseWrapper):
             f"legal were: {legal}. The episode ends with {self.illegal_reward} for team {team_of(game.to_act)}.",
             stacklevel=3,  # the caller of env.step
         )
-        raw.end_episode(rewards={a: (self.illegal_reward if team_of(int(a[-1])) == team_of(game.to_act) else 0.0) for a in raw.agents})
+        raw.end_episode(
+            rewards={a: (self.illegal_reward if team_of(int(a[-1])) == team_of(game.to_act) else 0.0) for a in raw.agents}
+        )
 
 
 class OrderEnforcing(wrappers.OrderEnforcingWrapper):

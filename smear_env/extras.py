@@ -19,7 +19,6 @@ EXTRAS = {
     "torch": "train",
     "tensorboard": "train",
     "yaml": "train",
-    "tyro": "train",
     "starlette": "web",
     "uvicorn": "web",
     "matplotlib": "plot",

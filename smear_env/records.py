@@ -277,4 +277,3 @@ def play_random_games(rules: Rules, games: int, seed: int) -> list[dict[str, Any
             game.step(legal[int(agent_rng.random() * len(legal))])
         records.extend(game.records)
     return records
-

@@ -255,7 +255,9 @@ def test_match_workers_share_the_cores_between_them():
         assert [pool.submit(_torch_threads).result() for _ in range(2)] == [1, 1]
 
 
-@pytest.mark.parametrize(("old", "new"), [("dmc", "neural:dmc"), ("distilled:suits=4", "neural:distilled,suits=4"), ("chance", "neural:chance")])
+@pytest.mark.parametrize(
+    ("old", "new"), [("dmc", "neural:dmc"), ("distilled:suits=4", "neural:distilled,suits=4"), ("chance", "neural:chance")]
+)
 def test_the_retired_network_ids_still_load_with_a_warning_that_names_the_new_spelling(old, new):
     """0.2.0 named three shipped networks as agents of their own; one network agent now names its weights."""
     import torch

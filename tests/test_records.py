@@ -151,7 +151,7 @@ def test_cli_writes_and_checks(tmp_path, capsys):
 def test_cli_rejects_bad_settings(capsys):
     with pytest.raises(SystemExit):
         records_main(["--kitty-size", "5"])
-    assert "invalid choice: 5" in capsys.readouterr().err
+    assert "kitty_size=5: allowed values are 0 to 3" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         records_main(["--defender-cap", "0"])
     assert "defender_cap" in capsys.readouterr().err

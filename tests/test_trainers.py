@@ -232,13 +232,6 @@ def test_a_run_folder_that_exists_is_refused_and_never_overwritten(tmp_path, cap
     assert dmc.train(config, Start(force=True)) == folder and (folder / "checkpoint.pt").read_bytes() != before
 
 
-def unboxed(text: str) -> str:
-    """An error as words: tyro draws its errors in a box, wrapped to the terminal's width."""
-    import re
-
-    return " ".join(re.sub(r"[│╭╮╰╯─]", " ", text).split())
-
-
 def exit_code(main, argv: list[str]) -> int:
     """A command's exit status, whether it returned it or exited with it."""
     try:
@@ -265,7 +258,7 @@ def test_bad_config_values_fail_before_anything_starts_and_leave_no_folder(tmp_p
         ),
     ]:
         assert exit_code(dmc.main, base + flags) == 2, flags
-        assert message in unboxed(capsys.readouterr().err), flags
+        assert message in " ".join(capsys.readouterr().err.split()), flags
         assert not (tmp_path / "bad").exists(), flags
 
 
@@ -380,3 +373,22 @@ def test_checkpoints_run_configs_and_match_json_record_the_version(tmp_path):
     assert values["smear_rl_version"] == smear_env.__version__
     assert from_mapping(dmc.Config, values) == dmc.Config()  # read back (resume): the version is not a setting
     assert run_match("random", "random", games=2, seed=0).summary()["smear_rl_version"] == smear_env.__version__
+
+
+@pytest.mark.parametrize("command", ["train.dmc", "train.ppo", "train.distill", "train.beliefs", "train.chances", "train.export",
+                                     "train.sweep", "train.exploit", "apps.eval", "apps.play", "apps.records", "apps.web.app"])  # fmt: skip
+def test_every_command_is_one_argparse_program_whose_help_lists_each_option_with_its_default(command, capsys):
+    """One style for every command: argparse through smear_env.flags, ``--help`` naming every option."""
+    import importlib
+
+    main = importlib.import_module(command).main
+    with pytest.raises(SystemExit) as done:
+        main(["--help"])
+    text = capsys.readouterr().out
+    assert done.value.code == 0 and text.startswith("usage: ") and "--version" in text
+    if command in ("train.dmc", "train.ppo"):
+        config = importlib.import_module(command).Config
+        for f in config.__dataclass_fields__:
+            flag = "--" + f.replace("_", "-")
+            assert flag in text if f != "rules" else "--kitty-size" in text, flag
+        assert text.count("(default: ") >= len(config.__dataclass_fields__) - 1

@@ -17,7 +17,6 @@ card (nats) and the calibration (predicted probability against observed frequenc
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
@@ -33,7 +32,7 @@ from nets import NetworkSpec, build_network, save_checkpoint
 from smear_env import DealSampler, SmearVectorEnv, seat_view
 from smear_env import vector_kernels as K  # noqa: N812 - the batch's state columns
 from smear_env.files import atomic_write
-from smear_env.flags import add_version_flag
+from smear_env.flags import command_parser
 
 from .run import seed_everything
 
@@ -151,8 +150,7 @@ def measure(model: torch.nn.Module, data: dict[str, np.ndarray], bins: int = 10)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m train.beliefs", description=__doc__.splitlines()[0])
-    add_version_flag(parser)
+    parser = command_parser(prog="python -m train.beliefs", description=__doc__.splitlines()[0])
     parser.add_argument("--out", required=True, help="where to write the model (a nets checkpoint)")
     parser.add_argument("--minutes", type=float, default=10.0, help="training time")
     parser.add_argument("--games", type=int, default=1024, help="games stepped in lockstep for the training positions")

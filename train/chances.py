@@ -19,7 +19,6 @@ of a whole game as ``target: game`` has.
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from pathlib import Path
@@ -28,6 +27,7 @@ import numpy as np
 
 from agents.chances import Chances
 from smear_env import Rules, SmearVectorEnv
+from smear_env.flags import command_parser
 
 
 def hand_outcomes(act, rules: Rules, hands: int, seed: int, num_envs: int = 256) -> np.ndarray:
@@ -110,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from agents.neural import NeuralAgent
 
-    parser = argparse.ArgumentParser(prog="python -m train.chances", description=__doc__.splitlines()[0])
+    parser = command_parser(prog="python -m train.chances", description=__doc__.splitlines()[0])
     parser.add_argument("--out", required=True, help="the table to write (.npz)")
     parser.add_argument("--net", default="neural", help="the network whose play the chances are of (default: the shipped neural)")
     parser.add_argument("--hands", type=int, default=200_000, help="hands of self-play to draw outcomes from (default 200,000)")

@@ -1,5 +1,5 @@
 """What every trainer's config shares: the fields, their validation (written once), and reading a
-config from YAML files and the command line (tyro).
+config from YAML files and the command line (``smear_env.flags``: the one argparse helper every command uses).
 
 A trainer's ``Config`` extends :class:`RunConfig` with its own fields, each with a type and a
 one-line docstring, which ``--help`` shows with the default. ``python -m train.dmc
@@ -11,7 +11,6 @@ anything runs.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import sys
 import typing
@@ -20,12 +19,10 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
-import tyro
 import yaml
-from tyro.constructors import PrimitiveConstructorSpec
 
 from smear_env import Rules, __version__
-from smear_env.flags import add_version_flag
+from smear_env.flags import Flag, add_config_flags, command_parser, given_values
 
 SPECIAL_OPPONENTS = ("self", "pool")
 
@@ -42,13 +39,7 @@ def _mix_from_strings(items: list[str]) -> dict[str, float]:
 
 Mix = Annotated[
     dict[str, float],
-    PrimitiveConstructorSpec(
-        nargs="*",
-        metavar="SPEC=WEIGHT [SPEC=WEIGHT ...]",
-        instance_from_str=_mix_from_strings,
-        is_instance=lambda value: isinstance(value, dict),
-        str_from_instance=lambda mix: [f"{k}={v:g}" for k, v in mix.items()],
-    ),
+    Flag(_mix_from_strings, "+", "SPEC=WEIGHT", lambda mix: " ".join(f"{k}={v:g}" for k, v in mix.items())),
 ]
 """An opponent mix: agent specs (or ``self``, ``pool``) and their weights."""
 
@@ -62,16 +53,7 @@ def parse_sizes(value: object, name: str = "hidden") -> tuple[int, ...]:
         raise ValueError(f"{name} {value!r}: layer sizes as numbers, e.g. 256,256 (or 256 256)") from None
 
 
-Sizes = Annotated[
-    tuple[int, ...],
-    PrimitiveConstructorSpec(
-        nargs="*",
-        metavar="INT [INT ...]",
-        instance_from_str=parse_sizes,
-        is_instance=lambda value: isinstance(value, tuple),
-        str_from_instance=lambda sizes: [str(s) for s in sizes],
-    ),
-]
+Sizes = Annotated[tuple[int, ...], Flag(parse_sizes, "+", "N", lambda sizes: " ".join(map(str, sizes)))]
 """Layer sizes: ``--hidden 256 256`` (or ``256,256``)."""
 
 
@@ -248,25 +230,6 @@ def to_mapping(config: RunConfig) -> dict[str, Any]:
     return values
 
 
-def check_numbers(cls: type, args: list[str]) -> None:
-    """A number flag given something that is not a number (``--num-envs many``) named as a YAML value
-    would be: ``config num_envs='many': must be an int`` (tyro parses the flags; this only words the error)."""
-    kinds = {f.name: typing.get_type_hints(cls)[f.name] for f in dataclasses.fields(cls)}
-    kinds.update({f"rules.{f.name}": typing.get_type_hints(Rules)[f.name] for f in dataclasses.fields(Rules)})
-    for i, token in enumerate(args):
-        name, eq, value = token.removeprefix("--").partition("=")
-        kind = kinds.get(name.replace("-", "_")) if token.startswith("--") else None
-        if kind not in (int, float) or (not eq and i + 1 == len(args)):
-            continue
-        value = value if eq else args[i + 1]
-        try:
-            kind(value)
-        except ValueError:
-            raise ValueError(
-                f"config {name.replace('-', '_')}={value!r}: must be {'an int' if kind is int else 'a number'}"
-            ) from None
-
-
 @dataclass
 class Start:
     """How a run starts: anew, or continuing a run folder (``--resume``); ``force`` replaces an existing folder,
@@ -278,52 +241,53 @@ class Start:
 
 
 def parse(cls: type[C], argv: list[str] | None, description: str, prog: str) -> tuple[C, Start]:
-    """The config given by ``--config FILE.yaml`` (defaults) and flags, and how to start the run."""
-    run_flags = argparse.ArgumentParser(add_help=False, prog=prog)
-    add_version_flag(run_flags)
-    run_flags.add_argument("--config", metavar="NAME|FILE.yaml")
-    run_flags.add_argument("--resume", metavar="runs/NAME")
-    run_flags.add_argument("--force", action="store_true")
-    run_flags.add_argument("--suffix", action="store_true")
-    known, rest = run_flags.parse_known_args(sys.argv[1:] if argv is None else argv)
-
-    def fail(message: str) -> typing.NoReturn:
-        print(f"{prog}: error: {message}", file=sys.stderr)
-        raise SystemExit(2)
-
+    """The config given by ``--config FILE.yaml`` (defaults) and flags, and how to start the run: one parse,
+    every field a flag (``smear_env.flags``), the file's values (and a resumed run's) under the flags given."""
+    parser = command_parser(
+        prog=prog,
+        description=description,
+        epilog="A --config file's values replace the defaults shown; the flags given replace both.",
+    )
+    run = parser.add_argument_group("run options")
+    run.add_argument(
+        "--config",
+        metavar="NAME|FILE.yaml",
+        help=f"a built-in config by name ({', '.join(builtin_configs())}) or a YAML file: its values are the defaults",
+    )
+    run.add_argument("--resume", metavar="runs/NAME", help="continue a run from its last checkpoint")
+    run.add_argument("--force", action="store_true", help="start anew in a run folder that exists, deleting it")
+    run.add_argument("--suffix", action="store_true", help="start anew in the first free runs/NAME-2, NAME-3, ...")
+    add_config_flags(parser, cls)
+    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    if args.resume and (args.force or args.suffix):
+        parser.error("--resume continues a run; --force and --suffix start a new one: give one of them")
     values: dict[str, Any] = {}
     try:
-        named = [find_config(known.config)] if known.config else []
+        named = [find_config(args.config)] if args.config else []
     except ValueError as e:
-        fail(str(e))
-    sources = ([Path(known.resume) / "config.yaml"] if known.resume else []) + named
+        parser.error(str(e))
+    sources = ([Path(args.resume) / "config.yaml"] if args.resume else []) + named
     for path in sources:
-        if known.resume and path == sources[0] and not path.is_file():
-            fail(f"--resume {known.resume}: no config.yaml there; is it a run folder?")
+        if args.resume and path == sources[0] and not path.is_file():
+            parser.error(f"--resume {args.resume}: no config.yaml there; is it a run folder?")
         try:
             loaded = yaml.safe_load(path.read_text())
         except OSError as e:
-            fail(f"--config {path}: {e.strerror}")
+            parser.error(f"--config {path}: {e.strerror}")
         except yaml.YAMLError as e:
-            fail(f"{path}: not YAML ({e})")
+            parser.error(f"{path}: not YAML ({e})")
         if not isinstance(loaded, dict):
-            fail(f"{path}: must be a mapping of config fields")
+            parser.error(f"{path}: must be a mapping of config fields")
         values.update(loaded)
+    given = given_values(args, skip=("config", "resume", "force", "suffix"))
+    rules = values.get("rules") or {}
+    if "rules" in given:
+        given["rules"] = {**(rules.to_dict() if isinstance(rules, Rules) else dict(rules)), **given["rules"]}
     try:
-        default = from_mapping(cls, values)
-        check_numbers(cls, rest)
+        config = from_mapping(cls, {**values, **given})
     except (ValueError, TypeError) as e:
-        fail(str(e))
-    epilog = (
-        f"Run options: --config NAME or FILE.yaml (its values are the defaults; built-in names: {', '.join(builtin_configs())}), --resume runs/NAME (continue a run from "
-        "its last checkpoint), --force (start anew in a run folder that exists, deleting it), --suffix (start "
-        "anew in the first free runs/NAME-2, NAME-3, ...)."
-    )
-    config = tyro.cli(cls, args=rest, default=default, description=f"{description}\n\n{epilog}", prog=prog)
-    start = Start(Path(known.resume) if known.resume else None, known.force, known.suffix)
-    if start.resume and (start.force or start.suffix):
-        fail("--resume continues a run; --force and --suffix start a new one: give one of them")
-    return config, start
+        parser.error(str(e))
+    return config, Start(Path(args.resume) if args.resume else None, args.force, args.suffix)
 
 
 def main_of(cls: type[C], train: typing.Callable[[C, Start], Any], argv: list[str] | None, description: str, prog: str) -> int:

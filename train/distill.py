@@ -44,7 +44,6 @@ positions a second a worker, so ``--max-positions`` keeps them within memory.
 
 from __future__ import annotations
 
-import argparse
 import copy
 import json
 import multiprocessing
@@ -63,7 +62,7 @@ from nets import load_checkpoint, masked_argmax, save_checkpoint, widen
 from nets.shipped import weights_path
 from smear_env import NUM_ACTIONS, Phase, Rules, SeatView, SmearVectorEnv, seat_view
 from smear_env.files import atomic_write
-from smear_env.flags import add_version_flag
+from smear_env.flags import command_parser
 
 from .config import parse_sizes
 from .run import seed_everything
@@ -225,8 +224,7 @@ def fit(
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m train.distill", description=__doc__.splitlines()[0])
-    add_version_flag(parser)
+    parser = command_parser(prog="python -m train.distill", description=__doc__.splitlines()[0])
     parser.add_argument("--out", required=True, help="output folder: positions/, checkpoint.pt, distill.json")
     parser.add_argument(
         "--teacher",

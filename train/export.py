@@ -18,12 +18,11 @@ the suits (``nets.SuitMean``; ``neural:OUT`` then plays so unless its spec says 
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
 from nets import Checkpoint, NetworkSpec, check_suits, load_checkpoint, save_checkpoint
-from smear_env.flags import add_version_flag
+from smear_env.flags import command_parser
 
 
 def part(checkpoint: Checkpoint, name: str) -> dict:
@@ -63,8 +62,7 @@ def joined(play: Checkpoint, contracts: Checkpoint, play_path: str, contracts_pa
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m train.export", description=__doc__.splitlines()[0])
-    add_version_flag(parser)
+    parser = command_parser(prog="python -m train.export", description=__doc__.splitlines()[0])
     parser.add_argument("checkpoint", help="a run's checkpoint.pt (or its folder)")
     parser.add_argument("out", help="where to write the slim checkpoint")
     parser.add_argument("--force", action="store_true", help="overwrite OUT if it exists")

@@ -12,15 +12,15 @@ rate, its evaluations) and ``OUT/best_config.yaml`` (a trainer config: train it 
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from agents.ray_cluster import need_ray
 from smear_env.files import atomic_write
-from smear_env.flags import add_version_flag
+from smear_env.flags import command_parser
 
 from . import dmc, ppo
 from .config import find_config, from_mapping, to_mapping
@@ -79,8 +79,7 @@ def trial(params: dict[str, Any], trainer: str, values: dict[str, Any], trials: 
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m train.sweep", description=__doc__.splitlines()[0])
-    add_version_flag(parser)
+    parser = command_parser(prog="python -m train.sweep", description=__doc__.splitlines()[0])
     parser.add_argument(
         "--config", required=True, metavar="NAME|SWEEP.yaml", help="the sweep file, or a built-in's name (sweep_dmc)"
     )
@@ -97,13 +96,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"python -m train.sweep: error: {e}", file=sys.stderr)
         return 2
     try:
-        from ray import tune
-        from ray.tune.schedulers import ASHAScheduler
-
-        from agents.ray_cluster import connect, disconnect
-    except ImportError as e:
-        print(f"python -m train.sweep: error: a sweep needs Ray ({e}): pip install -e '.[ray]'", file=sys.stderr)
+        need_ray("a sweep")
+    except ValueError as e:
+        print(f"python -m train.sweep: error: {e}", file=sys.stderr)
         return 2
+    from ray import tune
+    from ray.tune.schedulers import ASHAScheduler
+
+    from agents.ray_cluster import connect, disconnect
+
     out = Path(args.out or sweep.get("out", f"runs/sweeps/{path.stem}")).resolve()
     if out.exists():
         print(f"python -m train.sweep: error: {out} already exists: give another --out", file=sys.stderr)

@@ -32,7 +32,6 @@ table ever makes room for another.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import sys
@@ -55,7 +54,7 @@ from starlette.staticfiles import StaticFiles
 
 from agents.base import Agent
 from smear_env import RecordError, Rules, check_records
-from smear_env.flags import add_version_flag
+from smear_env.flags import command_parser
 from smear_env.records import check_hand
 
 from .guard import LOOPBACK, Guard
@@ -370,12 +369,11 @@ def create_app(settings: Settings | None = None, tables: Tables | None = None) -
 
 def main(argv: list[str] | None = None) -> int:
     """``smear-web [--host H] [--port P] [--records DIR] ...``: serve the table and the replay until Ctrl-C."""
-    parser = argparse.ArgumentParser(
+    parser = command_parser(
         prog="smear-web",
         description="A browser table: play Smear against the built-in agents. Everything a request may make the server "
         "read, run or spend is set here, by the server's owner.",
     )
-    add_version_flag(parser)
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
     parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     parser.add_argument(
