@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import itertools
 import json
 import sys
@@ -53,8 +54,8 @@ def parse_runs(games: str, seed: str) -> list[tuple[int, int]]:
     return list(zip(counts, seeds, strict=True))
 
 
-@command("smear-eval")
-def main(argv: list[str] | None = None) -> int:
+def _parser() -> argparse.ArgumentParser:
+    """The command's options."""
     parser = command_parser(
         prog="smear-eval",
         description="Play agent A's partnership against agent B's in the duplicate format and report the result with its uncertainty.",
@@ -93,6 +94,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_rule_flags(parser)
+    return parser
+
+
+@command("smear-eval")
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
     args = parser.parse_args(argv)
     try:
         rules = rules_from_args(args)

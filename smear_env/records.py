@@ -129,35 +129,52 @@ def check_hand(record: dict[str, Any], line: int = 1, previous: dict[str, Any] |
         raise RecordError(line, "hands", "R1", "the hands and kitty must hold each of the 32 cards exactly once")
     score_before = _need(record, line, "score_before", list, "a list of 2 ints")
     redeal = _need(record, line, "redeal", bool, "true or false")
-
-    # Continuity with the game's previous hand (R3, R14, R15).
-    if alone:
-        pass
-    elif previous is None:
-        if hand_index != 0:
-            raise RecordError(line, "hand_index", None, f"game {game_id!r} starts at hand_index {hand_index}, not 0")
-        if score_before != [0, 0]:
-            raise RecordError(line, "score_before", "R14", f"a game starts at [0, 0], not {score_before}")
-    else:
-        if previous.get("game_over"):
-            raise RecordError(line, "game_over", "R15", f"game {game_id!r} already ended before this hand")
-        if hand_index != previous["hand_index"] + 1:
-            raise RecordError(line, "hand_index", None, f"expected {previous['hand_index'] + 1}, got {hand_index}")
-        if rules_obj != previous["rules"]:
-            raise RecordError(line, "rules", None, "the rule settings changed within one game")
-        if score_before != previous["score_after"]:
-            raise RecordError(
-                line, "score_before", "R14", f"{score_before} is not the previous score_after {previous['score_after']}"
-            )
-        expected = previous["dealer"] if previous["redeal"] else (previous["dealer"] + 1) % 4
-        if dealer != expected:
-            raise RecordError(line, "dealer", "R3", f"dealer should be seat {expected}, got {dealer}")
+    if not alone:
+        _check_continuity(record, previous, line)
     if hand_index >= rules.max_hands:
         raise RecordError(line, "hand_index", "R16", f"the game should have been truncated after {rules.max_hands} hands")
 
     game = Game.at_hand(rules, dealer, hands, kitty, score_before, hand_index, game_id, rng=0)
-    bids = _need(record, line, "bids", list, "a list of [seat, bid]")
-    for turn in bids:
+    all_passed = _check_bids(record, game, line)
+    if redeal != all_passed:
+        raise RecordError(line, "redeal", "R7", f"is {redeal}, but {'all' if all_passed else 'not all'} players passed")
+    if redeal:
+        for key in PLAYED_KEYS:
+            if record.get(key) is not None:
+                raise RecordError(line, key, "R7", "must be absent or null in a redeal")
+    else:
+        _check_play(record, game, line)
+    _check_outcome(record, game.records[-1], rules, line)
+
+
+def _check_continuity(record: dict[str, Any], previous: dict[str, Any] | None, line: int) -> None:
+    """R3, R14, R15: a hand follows its game's previous hand (or starts a game)."""
+    game_id, hand_index, score_before, dealer = (record[k] for k in ("game_id", "hand_index", "score_before", "dealer"))
+    if previous is None:
+        if hand_index != 0:
+            raise RecordError(line, "hand_index", None, f"game {game_id!r} starts at hand_index {hand_index}, not 0")
+        if score_before != [0, 0]:
+            raise RecordError(line, "score_before", "R14", f"a game starts at [0, 0], not {score_before}")
+        return
+    if previous.get("game_over"):
+        raise RecordError(line, "game_over", "R15", f"game {game_id!r} already ended before this hand")
+    if hand_index != previous["hand_index"] + 1:
+        raise RecordError(line, "hand_index", None, f"expected {previous['hand_index'] + 1}, got {hand_index}")
+    if record["rules"] != previous["rules"]:
+        raise RecordError(line, "rules", None, "the rule settings changed within one game")
+    if score_before != previous["score_after"]:
+        raise RecordError(
+            line, "score_before", "R14", f"{score_before} is not the previous score_after {previous['score_after']}"
+        )
+    expected = previous["dealer"] if previous["redeal"] else (previous["dealer"] + 1) % 4
+    if dealer != expected:
+        raise RecordError(line, "dealer", "R3", f"dealer should be seat {expected}, got {dealer}")
+
+
+def _check_bids(record: dict[str, Any], game: Game, line: int) -> bool:
+    """R6, R7: the bids replayed in turn; whether everyone passed (the hand is thrown in)."""
+    hand_index = game.hand_index
+    for turn in _need(record, line, "bids", list, "a list of [seat, bid]"):
         if not (isinstance(turn, list) and len(turn) == 2 and turn[1] in (0, 2, 3, 4) and not isinstance(turn[1], bool)):
             raise RecordError(line, "bids", "R6", f"bad bidding turn {turn!r}: [seat, bid] with bid 0 (pass), 2, 3 or 4")
         seat = _seat(turn[0], line, "bids")
@@ -169,50 +186,49 @@ def check_hand(record: dict[str, Any], line: int = 1, previous: dict[str, Any] |
     all_passed = game.hand_index != hand_index
     if not all_passed and game.phase == Phase.BID:
         raise RecordError(line, "bids", "R7", f"the bidding is not finished: seat {game.to_act} has not had a turn")
-    if redeal != all_passed:
-        raise RecordError(line, "redeal", "R7", f"is {redeal}, but {'all' if all_passed else 'not all'} players passed")
-    if redeal:
-        for key in PLAYED_KEYS:
-            if record.get(key) is not None:
-                raise RecordError(line, key, "R7", "must be absent or null in a redeal")
-        expected_record = game.records[-1]
-    else:
-        if record.get("bidder") != game.bidder:
-            raise RecordError(line, "bidder", "R7", f"is {record.get('bidder')!r}; the bids make seat {game.bidder} the bidder")
-        if record.get("bid") != game.high_bid:
-            raise RecordError(line, "bid", "R7", f"is {record.get('bid')!r}; the highest bid was {game.high_bid}")
-        trump = record.get("trump")
-        if trump not in tuple(SUITS):
-            raise RecordError(line, "trump", "R9", f"is {trump!r}; it must be one of 'C', 'D', 'H', 'S'")
-        _step(game, TRUMP_BASE + SUITS.index(trump), line, "trump", f"trump {trump}")
-        discards = _cards(record.get("discards"), line, "discards", rules.kitty_size)
-        for card in discards:
-            _step(game, DISCARD_BASE + card, line, "discards", f"discarding {record['discards'][discards.index(card)]}")
-        tricks = record.get("tricks")
-        if not isinstance(tricks, list) or len(tricks) != 6:
-            raise RecordError(line, "tricks", "R12", "must be a list of the 6 tricks of the hand")
-        for i, trick in enumerate(tricks):
-            key = f"tricks[{i}]"
-            if not isinstance(trick, dict) or not isinstance(trick.get("plays"), list) or len(trick["plays"]) != 4:
-                raise RecordError(line, key, "R11", "a trick is {leader, plays: 4 [seat, card], winner}")
-            if trick.get("leader") != game.to_act:
+    return all_passed
+
+
+def _check_play(record: dict[str, Any], game: Game, line: int) -> None:
+    """R7-R12: the bidder and bid, the trump, the discards and the six tricks replayed."""
+    hand_index = game.hand_index
+    if record.get("bidder") != game.bidder:
+        raise RecordError(line, "bidder", "R7", f"is {record.get('bidder')!r}; the bids make seat {game.bidder} the bidder")
+    if record.get("bid") != game.high_bid:
+        raise RecordError(line, "bid", "R7", f"is {record.get('bid')!r}; the highest bid was {game.high_bid}")
+    trump = record.get("trump")
+    if trump not in tuple(SUITS):
+        raise RecordError(line, "trump", "R9", f"is {trump!r}; it must be one of 'C', 'D', 'H', 'S'")
+    _step(game, TRUMP_BASE + SUITS.index(trump), line, "trump", f"trump {trump}")
+    discards = _cards(record.get("discards"), line, "discards", game.rules.kitty_size)
+    for card in discards:
+        _step(game, DISCARD_BASE + card, line, "discards", f"discarding {record['discards'][discards.index(card)]}")
+    tricks = record.get("tricks")
+    if not isinstance(tricks, list) or len(tricks) != 6:
+        raise RecordError(line, "tricks", "R12", "must be a list of the 6 tricks of the hand")
+    for i, trick in enumerate(tricks):
+        key = f"tricks[{i}]"
+        if not isinstance(trick, dict) or not isinstance(trick.get("plays"), list) or len(trick["plays"]) != 4:
+            raise RecordError(line, key, "R11", "a trick is {leader, plays: 4 [seat, card], winner}")
+        if trick.get("leader") != game.to_act:
+            raise RecordError(line, key + ".leader", "R12", f"is {trick.get('leader')!r}; seat {game.to_act} leads this trick")
+        for play in trick["plays"]:
+            if not (isinstance(play, list) and len(play) == 2):
+                raise RecordError(line, key + ".plays", "R11", f"bad play {play!r}: [seat, card]")
+            seat = _seat(play[0], line, key + ".plays")
+            if seat != game.to_act:
                 raise RecordError(
-                    line, key + ".leader", "R12", f"is {trick.get('leader')!r}; seat {game.to_act} leads this trick"
+                    line, key + ".plays", "R11", f"seat {seat} played out of turn; it was seat {game.to_act}'s turn"
                 )
-            for play in trick["plays"]:
-                if not (isinstance(play, list) and len(play) == 2):
-                    raise RecordError(line, key + ".plays", "R11", f"bad play {play!r}: [seat, card]")
-                seat = _seat(play[0], line, key + ".plays")
-                if seat != game.to_act:
-                    raise RecordError(
-                        line, key + ".plays", "R11", f"seat {seat} played out of turn; it was seat {game.to_act}'s turn"
-                    )
-                card = _cards([play[1]], line, key + ".plays", 1)[0]
-                _step(game, PLAY_BASE + card, line, key + ".plays", f"seat {seat} playing {play[1]}")
-            winner = game.records[-1]["tricks"][i]["winner"] if game.hand_index != hand_index else game.tricks[-1][2]
-            if trick.get("winner") != winner:
-                raise RecordError(line, key + ".winner", "R12", f"is {trick.get('winner')!r}; seat {winner} won it")
-        expected_record = game.records[-1]
+            card = _cards([play[1]], line, key + ".plays", 1)[0]
+            _step(game, PLAY_BASE + card, line, key + ".plays", f"seat {seat} playing {play[1]}")
+        winner = game.records[-1]["tricks"][i]["winner"] if game.hand_index != hand_index else game.tricks[-1][2]
+        if trick.get("winner") != winner:
+            raise RecordError(line, key + ".winner", "R12", f"is {trick.get('winner')!r}; seat {winner} won it")
+
+
+def _check_outcome(record: dict[str, Any], expected: dict[str, Any], rules: Rules, line: int) -> None:
+    """R13-R15: the points, the game-count, the score and the game's end as the rules give them."""
     rule_of = {
         "points": "R13",
         "game_count": "R13d",
@@ -223,14 +239,14 @@ def check_hand(record: dict[str, Any], line: int = 1, previous: dict[str, Any] |
         "winner": "R15",
     }
     for key, rule in rule_of.items():
-        if redeal and key in PLAYED_KEYS:
+        if record["redeal"] and key in PLAYED_KEYS:
             continue
-        if record.get(key) != expected_record[key]:
+        if record.get(key) != expected[key]:
             if key == "score_after" and rules.defender_cap is not None:
                 rule = "R14/R15v-b"
             if key in ("game_over", "winner") and rules.win_only_on_made_bid:
                 rule = "R15v-a"
-            raise RecordError(line, key, rule, f"is {record.get(key)!r}; the rules give {expected_record[key]!r}")
+            raise RecordError(line, key, rule, f"is {record.get(key)!r}; the rules give {expected[key]!r}")
 
 
 def hand_start(record: dict[str, Any]) -> Game:

@@ -44,6 +44,7 @@ positions a second a worker, so ``--max-positions`` keeps them within memory.
 
 from __future__ import annotations
 
+import argparse
 import copy
 import json
 import multiprocessing
@@ -223,7 +224,8 @@ def fit(
     }
 
 
-def main(argv: list[str] | None = None) -> int:
+def _parser() -> argparse.ArgumentParser:
+    """The command's options."""
     parser = command_parser(prog="python -m train.distill", description=__doc__.splitlines()[0])
     parser.add_argument("--out", required=True, help="output folder: positions/, checkpoint.pt, distill.json")
     parser.add_argument(
@@ -272,6 +274,11 @@ def main(argv: list[str] | None = None) -> int:
         default=[],
         help="another run's positions folder to fit on as well (repeatable; e.g. an earlier DAgger round's)",
     )
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
     args = parser.parse_args(argv)
     out = Path(args.out)
     try:

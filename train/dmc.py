@@ -195,6 +195,34 @@ def teacher_batches(folder: str, device: torch.device, seed: int) -> Callable[[i
     return batch
 
 
+def dmc_loss(
+    q: torch.nn.Module,
+    batch: tuple[torch.Tensor, torch.Tensor, torch.Tensor],
+    anchor: torch.nn.Module | None,
+    pull: float,
+    taught: Callable[[int], tuple[torch.Tensor, ...]] | None,
+    config: Config,
+) -> dict[str, torch.Tensor]:
+    """A gradient step's losses: ``q_loss``, the whole (the Monte-Carlo loss, plus the anchor's pull towards the
+    start network's ranking of the actions and the teacher's loss where the config asks for them), and each of
+    those two parts on its own."""
+    b_obs, b_act, b_ret = batch
+    outputs = q(b_obs)
+    value = outputs.gather(1, b_act[:, None])
+    losses = {"q_loss": F.mse_loss(value.squeeze(1), b_ret)}
+    if anchor is not None and pull > 0:  # the start's values relative to the action taken (its ranking)
+        with torch.no_grad():
+            kept = anchor(b_obs)
+            kept = kept - kept.gather(1, b_act[:, None])
+        losses["anchor_loss"] = F.mse_loss(outputs - value, kept)
+        losses["q_loss"] = losses["q_loss"] + pull * losses["anchor_loss"]
+    if taught is not None:
+        t_obs, t_goal, t_legal = taught(config.batch_size)
+        losses["teacher_loss"] = teacher_loss(q(t_obs), t_goal, t_legal, TEMPERATURE, VALUE_WEIGHT)
+        losses["q_loss"] = losses["q_loss"] + config.teacher_weight * losses["teacher_loss"]
+    return losses
+
+
 def make_actors(config: Config, settings: ActorSettings, q: torch.nn.Module, seeds: list[int]):
     """The transport of the config: Ray actors, actor processes, or this process."""
     if config.backend == "ray":
@@ -284,32 +312,16 @@ def train(config: Config, start: Start | None = None, report: Callable[[dict[str
                 pull = config.anchor_at(run.step)
                 frozen = run.step + steps < config.frozen_steps  # until then the start network plays (policy evaluation)
                 while updates < target_updates:
-                    b_obs, b_act, b_ret = replay.sample(config.batch_size)
-                    outputs = q(b_obs)
-                    value = outputs.gather(1, b_act[:, None])
-                    loss = F.mse_loss(value.squeeze(1), b_ret)
-                    if anchor is not None and pull > 0:  # the start's values relative to the action taken (its ranking)
-                        with torch.no_grad():
-                            kept = anchor(b_obs)
-                            kept = kept - kept.gather(1, b_act[:, None])
-                        anchor_loss = F.mse_loss(outputs - value, kept)
-                        loss = loss + pull * anchor_loss
-                        sums["anchor_loss"] += anchor_loss.detach()
-                        counted["anchor_loss"] += 1
-                    if taught is not None:
-                        t_obs, t_goal, t_legal = taught(config.batch_size)
-                        taught_loss = teacher_loss(q(t_obs), t_goal, t_legal, TEMPERATURE, VALUE_WEIGHT)
-                        loss = loss + config.teacher_weight * taught_loss
-                        sums["teacher_loss"] += taught_loss.detach()
-                        counted["teacher_loss"] += 1
+                    losses = dmc_loss(q, replay.sample(config.batch_size), anchor, pull, taught, config)
                     optimizer.zero_grad(set_to_none=True)
-                    loss.backward()
+                    losses["q_loss"].backward()
                     torch.nn.utils.clip_grad_norm_(q.parameters(), 40.0, foreach=True)
                     optimizer.step()
                     updates += 1
                     sampled += config.batch_size
-                    sums["q_loss"] += loss.detach()
-                    counted["q_loss"] += 1
+                    for name, value in losses.items():
+                        sums[name] += value.detach()
+                        counted[name] += 1
                     if not frozen and updates - published >= config.publish_every:
                         actors.publish(q)  # in place: the actors take it at their next block
                         published = updates

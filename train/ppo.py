@@ -107,6 +107,51 @@ def seat_advantages(config: Config, values, seats, learner, rewards, dones, last
     return advantages
 
 
+def update(
+    agent: torch.nn.Module,
+    optimizer: torch.optim.Optimizer,
+    flat: dict[str, torch.Tensor],
+    config: Config,
+    rng: np.random.Generator,
+) -> dict[str, float]:
+    """PPO's update: ``update_epochs`` passes over the rollout's learner decisions (``flat``, on the device) in
+    whole minibatches, the clipped policy loss, the value loss and the entropy bonus; the last minibatch's
+    losses and KL, and the fraction of clipped ratios, read once at the end (no wait for the device per step)."""
+    size = len(flat["action"])
+    minibatch = max(1, size // config.num_minibatches)
+    device = flat["action"].device
+    clipped, minibatches = torch.zeros((), device=device), 0
+    for _ in range(config.update_epochs):
+        order = torch.from_numpy(rng.permutation(size)).to(device)
+        for begin in range(0, size - minibatch + 1, minibatch):  # whole minibatches only
+            idx = order[begin : begin + minibatch]
+            dist = masked_distribution(agent(flat["obs"][idx]), flat["mask"][idx])
+            logratio = dist.log_prob(flat["action"][idx]) - flat["logprob"][idx]
+            ratio = logratio.exp()
+            with torch.no_grad():  # summed on the device, read once after the update: no wait per step
+                approx_kl = ((ratio - 1) - logratio).mean()  # the last minibatch's, as CleanRL logs it
+                clipped += ((ratio - 1.0).abs() > config.clip_coef).float().mean()
+                minibatches += 1
+            adv = flat["advantage"][idx]
+            adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+            pg_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - config.clip_coef, 1 + config.clip_coef)).mean()
+            value = agent.value(flat["state"][idx], flat["obs"][idx])
+            v_loss = 0.5 * ((value - flat["return"][idx]) ** 2).mean()
+            entropy = dist.entropy().mean()
+            loss = pg_loss - config.ent_coef * entropy + config.vf_coef * v_loss
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(agent.parameters(), config.max_grad_norm)
+            optimizer.step()
+    return {
+        "policy_loss": pg_loss.item(),
+        "value_loss": v_loss.item(),
+        "entropy": entropy.item(),
+        "approx_kl": approx_kl.item(),
+        "clipfrac": clipped.item() / max(minibatches, 1),
+    }
+
+
 def train(config: Config, start: Start | None = None, report: Callable[[dict[str, Any]], None] | None = None) -> Path:
     """Train a policy and critic as the config says; returns the run folder. ``report`` gets each evaluation's result."""
     start = start or Start()
@@ -204,43 +249,12 @@ def train(config: Config, start: Start | None = None, report: Callable[[dict[str
                 "return": torch.from_numpy(returns.reshape(-1)).to(device)[keep],
                 "value": d_value.reshape(-1)[keep],
             }
-            size = len(flat["action"])
-            minibatch = max(1, size // config.num_minibatches)
-            clipped, minibatches = torch.zeros((), device=device), 0
-            for _ in range(config.update_epochs):
-                order = torch.from_numpy(rng.permutation(size)).to(device)
-                for begin in range(0, size - minibatch + 1, minibatch):  # whole minibatches only
-                    idx = order[begin : begin + minibatch]
-                    dist = masked_distribution(agent(flat["obs"][idx]), flat["mask"][idx])
-                    logratio = dist.log_prob(flat["action"][idx]) - flat["logprob"][idx]
-                    ratio = logratio.exp()
-                    with torch.no_grad():  # summed on the device, read once after the update: no wait per step
-                        approx_kl = ((ratio - 1) - logratio).mean()  # the last minibatch's, as CleanRL logs it
-                        clipped += ((ratio - 1.0).abs() > config.clip_coef).float().mean()
-                        minibatches += 1
-                    adv = flat["advantage"][idx]
-                    adv = (adv - adv.mean()) / (adv.std() + 1e-8)
-                    pg_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - config.clip_coef, 1 + config.clip_coef)).mean()
-                    value = agent.value(flat["state"][idx], flat["obs"][idx])
-                    v_loss = 0.5 * ((value - flat["return"][idx]) ** 2).mean()
-                    entropy = dist.entropy().mean()
-                    loss = pg_loss - config.ent_coef * entropy + config.vf_coef * v_loss
-                    optimizer.zero_grad()
-                    loss.backward()
-                    torch.nn.utils.clip_grad_norm_(agent.parameters(), config.max_grad_norm)
-                    optimizer.step()
+            stats = update(agent, optimizer, flat, config, rng)
             y_pred, y_true = flat["value"].cpu().numpy(), flat["return"].cpu().numpy()
             explained = float("nan") if np.var(y_true) == 0 else 1 - np.var(y_true - y_pred) / np.var(y_true)
 
             # ---------------------------------------------------------------- logs, pool, eval, checkpoint
-            scalars = {
-                "losses/policy_loss": pg_loss.item(),
-                "losses/value_loss": v_loss.item(),
-                "losses/entropy": entropy.item(),
-                "losses/approx_kl": approx_kl.item(),
-                "losses/clipfrac": clipped.item() / max(minibatches, 1),
-                "losses/explained_variance": explained,
-            }
+            scalars = {f"losses/{name}": value for name, value in stats.items()} | {"losses/explained_variance": explained}
             if finished:
                 scalars["charts/episode_return_team0"] = float(np.mean(finished))
                 scalars["charts/episode_length_steps"] = float(np.mean(lengths))

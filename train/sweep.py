@@ -12,6 +12,7 @@ rate, its evaluations) and ``OUT/best_config.yaml`` (a trainer config: train it 
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 from typing import Any
@@ -78,13 +79,19 @@ def trial(params: dict[str, Any], trainer: str, values: dict[str, Any], trials: 
     TRAINERS[trainer].train(config, report=lambda result: tune.report({"win_rate": result["win_rate"], "step": result["step"]}))
 
 
-def main(argv: list[str] | None = None) -> int:
+def _parser() -> argparse.ArgumentParser:
+    """The command's options."""
     parser = command_parser(prog="python -m train.sweep", description=__doc__.splitlines()[0])
     parser.add_argument(
         "--config", required=True, metavar="NAME|SWEEP.yaml", help="the sweep file, or a built-in's name (sweep_dmc)"
     )
     parser.add_argument("--address", help="the Ray cluster to join (default: the file's ray_address, else a local Ray)")
     parser.add_argument("--out", help="where results go (default: the file's out)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
     args = parser.parse_args(argv)
     try:
         path = find_config(args.config)

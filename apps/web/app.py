@@ -32,6 +32,7 @@ table ever makes room for another.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
 import sys
@@ -152,37 +153,41 @@ def checked(text: str, name: str) -> dict[str, Any]:
     return {"name": name, "records": records}
 
 
-def create_app(settings: Settings | None = None, tables: Tables | None = None) -> Starlette:
-    """The web app under ``settings`` (a loopback server's by default); ``tables`` holds its games (a new,
-    empty set by default)."""
-    settings = settings or Settings()
-    tables = tables if tables is not None else Tables(settings.max_tables, settings.tables_per_client)
-    folder = RecordsFolder(settings.records, MAX_UPLOAD)
-    policy = AgentPolicy(settings.checkpoints, settings.agents, settings.limits)
-    pool = ThreadPoolExecutor(max_workers=settings.workers, thread_name_prefix="smear-web")
-    scorers: dict[str, Agent] = {}
-    scorers_lock = threading.Lock()
+class Workers:
+    """The pool the agents think in (and files are checked in): ``settings.workers`` threads, off the event loop."""
 
-    async def work(function: Callable[..., T], *args: Any) -> T:
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.pool = ThreadPoolExecutor(max_workers=settings.workers, thread_name_prefix="smear-web")
+
+    async def work(self, function: Callable[..., T], *args: Any) -> T:
         """``function(*args)`` in the pool: the agents' thinking and the checks of files, off the event loop."""
-        return await asyncio.wrap_future(pool.submit(function, *args))
+        return await asyncio.wrap_future(self.pool.submit(function, *args))
 
-    def table_of(request: Request) -> Table:
+
+class TableRoutes(Workers):
+    """The tables: a new one, its state, the person's moves, its records, abandoning it."""
+
+    def __init__(self, settings: Settings, tables: Tables, policy: AgentPolicy) -> None:
+        super().__init__(settings)
+        self.tables, self.policy = tables, policy
+
+    def table_of(self, request: Request) -> Table:
         try:
-            return tables.get(request.path_params["table_id"])
+            return self.tables.get(request.path_params["table_id"])
         except KeyError:
             raise HTTPException(404, "no such table (it was abandoned, timed out, or the id is wrong)") from None
 
-    async def index(request: Request) -> Response:
+    async def index(self, request: Request) -> Response:
         return FileResponse(STATIC / "table.html")
 
-    async def agents_list(request: Request) -> Response:
-        limits = settings.limits
+    async def agents_list(self, request: Request) -> Response:
+        limits = self.settings.limits
         return JSONResponse(
-            {"agents": policy.offered(), "rules": Rules().to_dict(), "limits": limits.caps() | {"members": limits.members}}
+            {"agents": self.policy.offered(), "rules": Rules().to_dict(), "limits": limits.caps() | {"members": limits.members}}
         )
 
-    async def new_table(request: Request) -> Response:
+    async def new_table(self, request: Request) -> Response:
         body = await body_of(request)
         unknown = sorted(set(body) - {"seat", "partner", "opponents", "rules", "seed"})
         if unknown:
@@ -200,21 +205,21 @@ def create_app(settings: Settings | None = None, tables: Tables | None = None) -
         client = request.client.host if request.client else ""
         try:
             rules = Rules.from_dict(rules_given)
-            tables.make_room(client)
-            table = await work(
-                Table, seat, specs["partner"].strip(), specs["opponents"].strip(), rules, seed, policy.build, client
+            self.tables.make_room(client)
+            table = await self.work(
+                Table, seat, specs["partner"].strip(), specs["opponents"].strip(), rules, seed, self.policy.build, client
             )
-            tables.add(table)
+            self.tables.add(table)
         except TablesFullError as e:
             return error(e.status, str(e))
         except (ValueError, TypeError) as e:
             return error(400, str(e))
         return JSONResponse(table.shown, status_code=201)
 
-    async def show(request: Request) -> Response:
-        return JSONResponse(table_of(request).shown)  # as of the last finished move: never waits for thinking agents
+    async def show(self, request: Request) -> Response:
+        return JSONResponse(self.table_of(request).shown)  # as of the last finished move: never waits for thinking agents
 
-    async def moved(table: Table, move: Callable[[], None]) -> Response:
+    async def moved(self, table: Table, move: Callable[[], None]) -> Response:
         """A move at ``table`` in the pool (agents may think a while), answered with the new state; a table
         still busy with a move refuses another at once (no worker waits on it)."""
         if not table.lock.acquire(blocking=False):
@@ -228,87 +233,109 @@ def create_app(settings: Settings | None = None, tables: Tables | None = None) -
                 table.lock.release()  # a plain Lock: released by the worker that made the move
 
         try:
-            return JSONResponse(await work(run))
+            return JSONResponse(await self.work(run))
         except TableError as e:
             return error(409, str(e))
         except ValueError as e:
             return error(400, str(e))
 
-    async def act(request: Request) -> Response:
-        table = table_of(request)
+    async def act(self, request: Request) -> Response:
+        table = self.table_of(request)
         body = await body_of(request)
         if set(body) != {"action"}:
             return error(400, 'the body must be {"action": ID}, ID an action id from 0 to 71')
-        return await moved(table, lambda: table.act(body["action"]))
+        return await self.moved(table, lambda: table.act(body["action"]))
 
-    async def go_on(request: Request) -> Response:
-        table = table_of(request)
-        return await moved(table, table.go_on)
+    async def go_on(self, request: Request) -> Response:
+        table = self.table_of(request)
+        return await self.moved(table, table.go_on)
 
-    async def table_records(request: Request) -> Response:
-        table = table_of(request)
+    async def table_records(self, request: Request) -> Response:
+        table = self.table_of(request)
         lines = "".join(json.dumps(r, separators=(",", ":")) + "\n" for r in table.records())
         name = f"smear-{table.game.game_id}.jsonl"
         return Response(lines, media_type="application/jsonl", headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
-    async def abandon(request: Request) -> Response:
+    async def abandon(self, request: Request) -> Response:
         try:
-            tables.remove(request.path_params["table_id"])
+            self.tables.remove(request.path_params["table_id"])
         except KeyError:
             return error(404, "no such table (it was abandoned, timed out, or the id is wrong)")
         return Response(status_code=204)
 
-    async def replay_page(request: Request) -> Response:
-        return FileResponse(STATIC / "replay.html")
+    def routes(self) -> list[Route]:
+        return [
+            Route("/", self.index),
+            Route("/api/agents", self.agents_list),
+            Route("/api/tables", self.new_table, methods=["POST"]),
+            Route("/api/tables/{table_id}", self.show, methods=["GET"]),
+            Route("/api/tables/{table_id}", self.abandon, methods=["DELETE"]),
+            Route("/api/tables/{table_id}/action", self.act, methods=["POST"]),
+            Route("/api/tables/{table_id}/continue", self.go_on, methods=["POST"]),
+            Route("/api/tables/{table_id}/records", self.table_records, methods=["GET"]),
+        ]
 
-    async def records_list(request: Request) -> Response:
-        return JSONResponse({"folder": folder.shown, "files": await work(folder.files)})
 
-    def named(request: Request, key: str = "name") -> str:
+class ReplayRoutes(Workers):
+    """The replay: the records folder's files, uploads, an arena match, an agent's values of a recorded hand."""
+
+    def __init__(self, settings: Settings, policy: AgentPolicy) -> None:
+        super().__init__(settings)
+        self.folder, self.policy = RecordsFolder(settings.records, MAX_UPLOAD), policy
+        self.scorers: dict[str, Agent] = {}
+        self.scorers_lock = threading.Lock()
+
+    def named(self, request: Request, key: str = "name") -> str:
         name = request.query_params.get(key)
         if not name:
             raise HTTPException(400, f"give ?{key}=FILE, a file of the records folder (GET /api/records lists them)")
         return name
 
-    async def records_file(request: Request) -> Response:
-        name = named(request)
-        text = await work(folder.read, name)
-        return JSONResponse(await work(checked, text, name))
+    def scorer(self, spec: str) -> Agent:
+        """The agent of ``spec`` for ``/api/explain``, kept (building a network agent takes a while)."""
+        with self.scorers_lock:
+            if spec not in self.scorers:
+                while len(self.scorers) >= SCORERS:
+                    del self.scorers[next(iter(self.scorers))]
+                self.scorers[spec] = self.policy.build(spec, "agent")
+            self.scorers[spec] = self.scorers.pop(spec)  # the most recently used last
+            return self.scorers[spec]
 
-    async def upload(request: Request) -> Response:
+    async def replay_page(self, request: Request) -> Response:
+        return FileResponse(STATIC / "replay.html")
+
+    async def records_list(self, request: Request) -> Response:
+        return JSONResponse({"folder": self.folder.shown, "files": await self.work(self.folder.files)})
+
+    async def records_file(self, request: Request) -> Response:
+        name = self.named(request)
+        text = await self.work(self.folder.read, name)
+        return JSONResponse(await self.work(checked, text, name))
+
+    async def upload(self, request: Request) -> Response:
         raw = await read_body(request, MAX_UPLOAD, "the file is")
         try:
             text = raw.decode()
         except UnicodeDecodeError:
             raise HTTPException(422, "the file is not UTF-8 text (hand records are JSON Lines)") from None
         name = request.query_params.get("name", "upload.jsonl")[:200]
-        return JSONResponse(await work(checked, text, name))
+        return JSONResponse(await self.work(checked, text, name))
 
-    async def match(request: Request) -> Response:
-        summary_name, records_name = named(request, "json"), named(request, "records")
+    async def match(self, request: Request) -> Response:
+        summary_name, records_name = self.named(request, "json"), self.named(request, "records")
         try:
-            summary = json.loads(await work(folder.read, summary_name))
+            summary = json.loads(await self.work(self.folder.read, summary_name))
         except (ValueError, RecursionError) as e:
             raise HTTPException(422, f"{summary_name}: not JSON ({str(e)[:200]}); give the file of smear-eval --json") from None
         if not isinstance(summary, dict) or "win_rate" not in summary or "agents" not in summary:
             raise HTTPException(422, f"{summary_name}: not a match summary (smear-eval --json writes one)")
-        loaded = await work(checked, await work(folder.read, records_name), records_name)
+        loaded = await self.work(checked, await self.work(self.folder.read, records_name), records_name)
         mismatch = match_mismatch(summary, loaded["records"])
         if mismatch:
             raise HTTPException(422, f"{records_name} is not the records of the match {summary_name}: {mismatch}")
         return JSONResponse({"summary": summary, **loaded, "swings": match_swings(loaded["records"])})
 
-    def scorer(spec: str) -> Agent:
-        """The agent of ``spec`` for ``/api/explain``, kept (building a network agent takes a while)."""
-        with scorers_lock:
-            if spec not in scorers:
-                while len(scorers) >= SCORERS:
-                    del scorers[next(iter(scorers))]
-                scorers[spec] = policy.build(spec, "agent")
-            scorers[spec] = scorers.pop(spec)  # the most recently used last
-            return scorers[spec]
-
-    async def explain_hand(request: Request) -> Response:
+    async def explain_hand(self, request: Request) -> Response:
         body = await body_of(request, limit=MAX_BODY * 4)
         if set(body) - {"record", "agent"} or not isinstance(body.get("record"), dict):
             raise HTTPException(400, 'the body must be {"record": a hand record, "agent": a spec such as neural or search}')
@@ -320,55 +347,63 @@ def create_app(settings: Settings | None = None, tables: Tables | None = None) -
         except RecordError as e:
             raise HTTPException(422, f"the record is not a hand record this server can replay: {e}") from None
         try:
-            values = await work(lambda: explain(body["record"], scorer(spec.strip())))
+            values = await self.work(lambda: explain(body["record"], self.scorer(spec.strip())))
         except ValueError as e:
             raise HTTPException(400, str(e)) from None
         return JSONResponse({"agent": spec, "decisions": values})
 
-    async def http_error(request: Request, exc: Exception) -> Response:
-        assert isinstance(exc, HTTPException)
-        return error(exc.status_code, str(exc.detail))
+    def routes(self) -> list[Route]:
+        return [
+            Route("/replay", self.replay_page),
+            Route("/api/records", self.records_list),
+            Route("/api/records/file", self.records_file),
+            Route("/api/records/upload", self.upload, methods=["POST"]),
+            Route("/api/match", self.match),
+            Route("/api/explain", self.explain_hand, methods=["POST"]),
+        ]
 
-    async def folder_error(request: Request, exc: Exception) -> Response:
-        assert isinstance(exc, FolderError)
-        return error(exc.status, str(exc))
 
-    async def server_error(request: Request, exc: Exception) -> Response:
-        return error(500, "the server failed on this request (its log says why); the game is unchanged")
+async def _http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    return error(exc.status_code, str(exc.detail))
+
+
+async def _folder_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, FolderError)
+    return error(exc.status, str(exc))
+
+
+async def _server_error(request: Request, exc: Exception) -> Response:
+    return error(500, "the server failed on this request (its log says why); the game is unchanged")
+
+
+def create_app(settings: Settings | None = None, tables: Tables | None = None) -> Starlette:
+    """The web app under ``settings`` (a loopback server's by default); ``tables`` holds its games (a new,
+    empty set by default)."""
+    settings = settings or Settings()
+    policy = AgentPolicy(settings.checkpoints, settings.agents, settings.limits)
+    table_routes = TableRoutes(
+        settings, tables if tables is not None else Tables(settings.max_tables, settings.tables_per_client), policy
+    )
+    replay_routes = ReplayRoutes(settings, policy)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         yield
-        pool.shutdown(wait=False, cancel_futures=True)
+        for part in (table_routes, replay_routes):
+            part.pool.shutdown(wait=False, cancel_futures=True)
 
-    routes = [
-        Route("/", index),
-        Route("/api/agents", agents_list),
-        Route("/api/tables", new_table, methods=["POST"]),
-        Route("/api/tables/{table_id}", show, methods=["GET"]),
-        Route("/api/tables/{table_id}", abandon, methods=["DELETE"]),
-        Route("/api/tables/{table_id}/action", act, methods=["POST"]),
-        Route("/api/tables/{table_id}/continue", go_on, methods=["POST"]),
-        Route("/api/tables/{table_id}/records", table_records, methods=["GET"]),
-        Route("/replay", replay_page),
-        Route("/api/records", records_list),
-        Route("/api/records/file", records_file),
-        Route("/api/records/upload", upload, methods=["POST"]),
-        Route("/api/match", match),
-        Route("/api/explain", explain_hand, methods=["POST"]),
-        Mount("/static", StaticFiles(directory=STATIC), name="static"),
-    ]
-    handlers = {HTTPException: http_error, FolderError: folder_error, Exception: server_error}
+    static = Mount("/static", StaticFiles(directory=STATIC), name="static")
     return Starlette(
-        routes=routes,
-        exception_handlers=handlers,
+        routes=table_routes.routes() + replay_routes.routes() + [static],
+        exception_handlers={HTTPException: _http_error, FolderError: _folder_error, Exception: _server_error},
         middleware=[Middleware(Guard, hosts=settings.hosts)],
         lifespan=lifespan,
     )
 
 
-def main(argv: list[str] | None = None) -> int:
-    """``smear-web [--host H] [--port P] [--records DIR] ...``: serve the table and the replay until Ctrl-C."""
+def _parser() -> argparse.ArgumentParser:
+    """The command's options."""
     parser = command_parser(
         prog="smear-web",
         description="A browser table: play Smear against the built-in agents. Everything a request may make the server "
@@ -425,6 +460,12 @@ def main(argv: list[str] | None = None) -> int:
         default=MAX_PER_CLIENT,
         help=f"tables at once for one client address (default {MAX_PER_CLIENT})",
     )
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``smear-web [--host H] [--port P] [--records DIR] ...``: serve the table and the replay until Ctrl-C."""
+    parser = _parser()
     args = parser.parse_args(argv)
     if args.records and not Path(args.records).is_dir():
         parser.error(f"--records {args.records}: not a folder")
