@@ -11,7 +11,7 @@ its options changed by the keys given. The options, by the part of the search th
 * where it runs: ``device``.
 
 ========  =========================================================================  ==================================
-preset    options                                                                    measured (docs/results.md)
+preset    options                                                                    measured (docs/lab_notebook.md)
 ========  =========================================================================  ==================================
 pimc      samples=20, seconds=0.09, net=dmc, blend=0.5 (the others off)              0.772 against ``pimc`` (2,000 games)
 rollouts  net=distilled, rollouts=64, play_rollouts=64, mix=1                        0.556 against ``neural:distilled``
@@ -19,7 +19,7 @@ chance    net=chance, rollouts=64, play_rollouts=64, mix=1, chances=chance      
 ========  =========================================================================  ==================================
 
 * **Bidding, trump, discards**: the network (by default ``dmc``, the first release's DMC Q-network,
-  which the figures in docs/results.md were measured with) decides. Solving a deal with open cards
+  which the figures in docs/lab_notebook.md were measured with) decides. Solving a deal with open cards
   values a contract as if the bidder could see every hand; it bids and declares far too boldly
   (PIMC's weak spot), while the network learnt from results. With ``rollouts=R`` (default 0:
   off) each legal trump and discard is valued instead by ``R`` deals from the model of the
@@ -27,7 +27,7 @@ chance    net=chance, rollouts=64, play_rollouts=64, mix=1, chances=chance      
   own observation (``agents.rollouts``): the network's own imperfect-information play, not
   open cards. That value is blended with the network's as in the card play. The bids stay the
   network's: measured against 256-deal rollouts its bids lose 0.001 points a decision, and
-  the rollouts' own noise costs more than that (docs/results.md, "Search over learned models").
+  the rollouts' own noise costs more than that (docs/lab_notebook.md, "Search over learned models").
 * **Card play**: for each decision, ``samples`` deals are drawn from the model of the hidden
   cards (``nets`` kind ``beliefs``: for each unseen card, where it lies given everything the
   seat saw, the bids included), still exactly consistent with the view
@@ -51,7 +51,7 @@ chance    net=chance, rollouts=64, play_rollouts=64, mix=1, chances=chance      
   cards either); the search knows what the network cannot compute (this deal's exact
   endings). In the first ``net_tricks`` tricks the network plays alone.
 
-docs/results.md lists the ablations (which part earns what) with the commands that measured them.
+docs/lab_notebook.md lists the ablations (which part earns what) with the commands that measured them.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ A checkpoint is a dict of tensors and plain Python values, written atomically, s
 ``torch.load(path, weights_only=True)`` reads it and a stranger's file cannot run code::
 
     {"format": "smear-rl-checkpoint/1", "network": NetworkSpec as a dict, "rules": Rules as a
-     dict, "model": state dict, "smear_rl_version": "0.2.0", ...}
+     dict, "model": state dict, "smear_rl_version": "0.3.0", ...}
 
 ``smear_rl_version`` is the kit's version that wrote the file (``extra`` when read; files of
 0.1.0 do not have it).

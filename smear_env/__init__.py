@@ -15,7 +15,7 @@ from .rules import Rules
 from .vector import SmearVectorEnv
 from .view import DealSampler, SeatView, TrickView, sample_game, seat_view
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 """The kit's version, its one place: the package metadata, every command's ``--version``, run folders,
 checkpoints and arena JSON take it from here."""
 

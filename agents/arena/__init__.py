@@ -9,7 +9,7 @@ by hand, and pairing their results cancels most of the card luck.
 * :mod:`agents.arena.match`: a whole match, in local processes or on Ray (``run_match``).
 * :mod:`agents.arena.results`: what a match gives (``MatchResult``, ``pool_matches``, ``format_summary``).
 * :mod:`agents.arena.ratings`: leagues (``league_ratings``, ``fit_elo``, ``plot_ratings``).
-* :mod:`agents.arena.on_ray`: the deal sets as Ray tasks (imports Ray; nothing else here does).
+* ``agents.arena.on_ray``: the deal sets as Ray tasks (imports Ray; nothing else here does).
 """
 
 from .games import CATEGORIES, DealSetResult, play_deal_set, play_deal_sets

@@ -173,21 +173,25 @@ class TableRoutes(Workers):
         self.tables, self.policy = tables, policy
 
     def table_of(self, request: Request) -> Table:
+        """The table a request's path names; 404 if there is none."""
         try:
             return self.tables.get(request.path_params["table_id"])
         except KeyError:
             raise HTTPException(404, "no such table (it was abandoned, timed out, or the id is wrong)") from None
 
     async def index(self, request: Request) -> Response:
+        """``GET /``: the table page."""
         return FileResponse(STATIC / "table.html")
 
     async def agents_list(self, request: Request) -> Response:
+        """``GET /api/agents``: the agents a request may name, the default rule settings and the caps."""
         limits = self.settings.limits
         return JSONResponse(
             {"agents": self.policy.offered(), "rules": Rules().to_dict(), "limits": limits.caps() | {"members": limits.members}}
         )
 
     async def new_table(self, request: Request) -> Response:
+        """``POST /api/tables``: a new table, the agents playing until the person's first turn (201)."""
         body = await body_of(request)
         unknown = sorted(set(body) - {"seat", "partner", "opponents", "rules", "seed"})
         if unknown:
@@ -217,6 +221,7 @@ class TableRoutes(Workers):
         return JSONResponse(table.shown, status_code=201)
 
     async def show(self, request: Request) -> Response:
+        """``GET /api/tables/ID``: what the seat may know now."""
         return JSONResponse(self.table_of(request).shown)  # as of the last finished move: never waits for thinking agents
 
     async def moved(self, table: Table, move: Callable[[], None]) -> Response:
@@ -240,6 +245,7 @@ class TableRoutes(Workers):
             return error(400, str(e))
 
     async def act(self, request: Request) -> Response:
+        """``POST /api/tables/ID/action``: the seat's move; the agents play on."""
         table = self.table_of(request)
         body = await body_of(request)
         if set(body) != {"action"}:
@@ -247,16 +253,19 @@ class TableRoutes(Workers):
         return await self.moved(table, lambda: table.act(body["action"]))
 
     async def go_on(self, request: Request) -> Response:
+        """``POST /api/tables/ID/continue``: leave a finished hand's summary."""
         table = self.table_of(request)
         return await self.moved(table, table.go_on)
 
     async def table_records(self, request: Request) -> Response:
+        """``GET /api/tables/ID/records``: the finished hands' records, each seat's agent named."""
         table = self.table_of(request)
         lines = "".join(json.dumps(r, separators=(",", ":")) + "\n" for r in table.records())
         name = f"smear-{table.game.game_id}.jsonl"
         return Response(lines, media_type="application/jsonl", headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
     async def abandon(self, request: Request) -> Response:
+        """``DELETE /api/tables/ID``: abandon the table."""
         try:
             self.tables.remove(request.path_params["table_id"])
         except KeyError:
@@ -264,6 +273,7 @@ class TableRoutes(Workers):
         return Response(status_code=204)
 
     def routes(self) -> list[Route]:
+        """The routes of this part of the API."""
         return [
             Route("/", self.index),
             Route("/api/agents", self.agents_list),
@@ -286,6 +296,7 @@ class ReplayRoutes(Workers):
         self.scorers_lock = threading.Lock()
 
     def named(self, request: Request, key: str = "name") -> str:
+        """The file a query parameter names; 400 if it names none."""
         name = request.query_params.get(key)
         if not name:
             raise HTTPException(400, f"give ?{key}=FILE, a file of the records folder (GET /api/records lists them)")
@@ -302,17 +313,21 @@ class ReplayRoutes(Workers):
             return self.scorers[spec]
 
     async def replay_page(self, request: Request) -> Response:
+        """``GET /replay``: the replay page."""
         return FileResponse(STATIC / "replay.html")
 
     async def records_list(self, request: Request) -> Response:
+        """``GET /api/records``: the records and match files of the records folder."""
         return JSONResponse({"folder": self.folder.shown, "files": await self.work(self.folder.files)})
 
     async def records_file(self, request: Request) -> Response:
+        """``GET /api/records/file?name=N``: a records file of the folder, checked."""
         name = self.named(request)
         text = await self.work(self.folder.read, name)
         return JSONResponse(await self.work(checked, text, name))
 
     async def upload(self, request: Request) -> Response:
+        """``POST /api/records/upload``: a records file sent as the body (cut off at its limit), checked."""
         raw = await read_body(request, MAX_UPLOAD, "the file is")
         try:
             text = raw.decode()
@@ -322,6 +337,7 @@ class ReplayRoutes(Workers):
         return JSONResponse(await self.work(checked, text, name))
 
     async def match(self, request: Request) -> Response:
+        """``GET /api/match?json=J&records=R``: an arena match, its records checked to be its own."""
         summary_name, records_name = self.named(request, "json"), self.named(request, "records")
         try:
             summary = json.loads(await self.work(self.folder.read, summary_name))
@@ -336,6 +352,7 @@ class ReplayRoutes(Workers):
         return JSONResponse({"summary": summary, **loaded, "swings": match_swings(loaded["records"])})
 
     async def explain_hand(self, request: Request) -> Response:
+        """``POST /api/explain``: an agent's value of each legal action at each decision of a hand."""
         body = await body_of(request, limit=MAX_BODY * 4)
         if set(body) - {"record", "agent"} or not isinstance(body.get("record"), dict):
             raise HTTPException(400, 'the body must be {"record": a hand record, "agent": a spec such as neural or search}')
@@ -353,6 +370,7 @@ class ReplayRoutes(Workers):
         return JSONResponse({"agent": spec, "decisions": values})
 
     def routes(self) -> list[Route]:
+        """The routes of this part of the API."""
         return [
             Route("/replay", self.replay_page),
             Route("/api/records", self.records_list),
