@@ -165,12 +165,11 @@ class Workers:
         return await asyncio.wrap_future(self.pool.submit(function, *args))
 
 
-class TableRoutes(Workers):
+class TableRoutes:
     """The tables: a new one, its state, the person's moves, its records, abandoning it."""
 
-    def __init__(self, settings: Settings, tables: Tables, policy: AgentPolicy) -> None:
-        super().__init__(settings)
-        self.tables, self.policy = tables, policy
+    def __init__(self, settings: Settings, tables: Tables, policy: AgentPolicy, workers: Workers) -> None:
+        self.settings, self.tables, self.policy, self.work = settings, tables, policy, workers.work
 
     def table_of(self, request: Request) -> Table:
         """The table a request's path names; 404 if there is none."""
@@ -286,12 +285,11 @@ class TableRoutes(Workers):
         ]
 
 
-class ReplayRoutes(Workers):
+class ReplayRoutes:
     """The replay: the records folder's files, uploads, an arena match, an agent's values of a recorded hand."""
 
-    def __init__(self, settings: Settings, policy: AgentPolicy) -> None:
-        super().__init__(settings)
-        self.folder, self.policy = RecordsFolder(settings.records, MAX_UPLOAD), policy
+    def __init__(self, settings: Settings, policy: AgentPolicy, workers: Workers) -> None:
+        self.folder, self.policy, self.work = RecordsFolder(settings.records, MAX_UPLOAD), policy, workers.work
         self.scorers: dict[str, Agent] = {}
         self.scorers_lock = threading.Lock()
 
@@ -400,16 +398,14 @@ def create_app(settings: Settings | None = None, tables: Tables | None = None) -
     empty set by default)."""
     settings = settings or Settings()
     policy = AgentPolicy(settings.checkpoints, settings.agents, settings.limits)
-    table_routes = TableRoutes(
-        settings, tables if tables is not None else Tables(settings.max_tables, settings.tables_per_client), policy
-    )
-    replay_routes = ReplayRoutes(settings, policy)
+    workers = Workers(settings)  # one bounded pool for every request that thinks or reads
+    tables = tables if tables is not None else Tables(settings.max_tables, settings.tables_per_client)
+    table_routes, replay_routes = TableRoutes(settings, tables, policy, workers), ReplayRoutes(settings, policy, workers)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         yield
-        for part in (table_routes, replay_routes):
-            part.pool.shutdown(wait=False, cancel_futures=True)
+        workers.pool.shutdown(wait=False, cancel_futures=True)
 
     static = Mount("/static", StaticFiles(directory=STATIC), name="static")
     return Starlette(
