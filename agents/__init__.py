@@ -4,7 +4,7 @@ from .base import RENAMED, Agent, AgentEntry, load_agent, register, registered, 
 
 # The built-in agents: an id, where the class is, what a spec may say to it.
 NETWORK_OPTIONS = {"device": str, "any_rules": bool, "suits": int}  # every network agent's (agents.neural)
-NETWORKS = ("neural", "distilled", "chance", "dmc")  # the shipped networks, by name (nets.shipped)
+NETWORKS = ("neural", "distilled", "chance", "dmc")  # nets.shipped.NETWORKS's names, spelled out: importing nets imports torch
 register("random", "agents.random_agent:RandomAgent", summary="uniform over the legal actions")
 register("heuristic", "agents.heuristic:HeuristicAgent", summary="the rule-based player of agents/heuristic.py")
 register(

@@ -104,7 +104,7 @@ class AgentEntry:
 _REGISTRY: dict[str, AgentEntry] = {}
 RENAMED: dict[str, str] = {}
 """Retired agent ids and the spec that replaced each (``dmc`` -> ``neural:dmc``): still accepted, with a warning."""
-_DISCOVERED: list[bool] = []  # not empty once the entry points were looked up
+_discovered = False  # whether the entry points were looked up
 
 
 def register(
@@ -129,11 +129,12 @@ def rename(old: str, new: str) -> None:
 def registered() -> list[AgentEntry]:
     """The registered agents (built-ins, then those of installed packages' ``smear_rl.agents`` entry points,
     looked up once a process: the lookup reads every installed package's metadata)."""
-    if not _DISCOVERED:
+    global _discovered
+    if not _discovered:
         for point in entry_points(group="smear_rl.agents"):
             if point.name not in _REGISTRY:
                 _REGISTRY[point.name] = AgentEntry(point.name, point.value, builtin=False)
-        _DISCOVERED.append(True)
+        _discovered = True
     return list(_REGISTRY.values())
 
 

@@ -21,6 +21,7 @@ import ast
 import dataclasses
 import inspect
 import textwrap
+import types
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -101,7 +102,7 @@ def _add(group: Any, flags: list[str], dest: str, hint: Any, default: Any, doc: 
     name = dest.removeprefix(RULES)
     options: dict[str, Any] = {"dest": dest, "default": argparse.SUPPRESS if suppress else default}
     origin, args = typing.get_origin(hint), typing.get_args(hint)
-    optional = origin in (typing.Union, getattr(__import__("types"), "UnionType", None)) and type(None) in args
+    optional = origin in (typing.Union, types.UnionType) and type(None) in args
     if optional:
         hint = next(a for a in args if a is not type(None))
         origin, args = typing.get_origin(hint), typing.get_args(hint)

@@ -52,3 +52,9 @@ def test_the_core_install_needs_no_extra(tmp_path):
     done = without("torch", [str(BIN / "smear-records"), "--games", "2", "--seed", "1", "--out", "g.jsonl"], tmp_path)
     assert done.returncode == 0, done.stderr
     assert without("torch", [str(BIN / "smear-records"), "--check", "g.jsonl"], tmp_path).returncode == 0
+
+
+def test_a_match_of_agents_without_networks_needs_no_torch(tmp_path):
+    """The agents' registry and the arena import no network code until a network agent is asked for."""
+    done = without("torch", [str(BIN / "smear-eval"), "random", "heuristic", "--games", "2", "--no-progress"], tmp_path)
+    assert done.returncode == 0 and "win rate of random" in done.stdout, done.stderr[-2000:]

@@ -157,7 +157,6 @@ class Workers:
     """The pool the agents think in (and files are checked in): ``settings.workers`` threads, off the event loop."""
 
     def __init__(self, settings: Settings) -> None:
-        self.settings = settings
         self.pool = ThreadPoolExecutor(max_workers=settings.workers, thread_name_prefix="smear-web")
 
     async def work(self, function: Callable[..., T], *args: Any) -> T:
