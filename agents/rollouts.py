@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from smear_env import DealSampler, Phase, Rules, SeatView, SmearVectorEnv
+from smear_env import DealSampler, Game, Phase, Rules, SeatView, SmearVectorEnv
 from smear_env.actions import DISCARD_BASE, PLAY_BASE, TRUMP_BASE, bid_action
 from smear_env.cards import SUITS
 from smear_env.view import CARD_INDEX
@@ -76,6 +76,24 @@ def deal_of(view: SeatView, places: list[list[int]], rng: np.random.Generator) -
         history.append(TRUMP_BASE + SUITS.index(view.trump))
     history += [DISCARD_BASE + c for c in discarded] + [PLAY_BASE + c for _, c in plays]
     return [c for hand in hands for c in hand] + picked + list(places[4]), history
+
+
+class TrueDeal:
+    """A sampler (``DealSampler.deal``'s places) that always deals the hidden cards as they are in ``game``:
+    what no agent knows, for the measures that may see it (``benchmarks/search_oracle.py``)."""
+
+    def __init__(self, game: Game, view: SeatView) -> None:
+        others = [s for s in range(4) if s != view.seat]
+        other_bidder = view.phase == Phase.PLAY and game.bidder is not None and game.bidder != view.seat
+        self.places = [
+            *(list(game.holding[s]) for s in others),
+            list(game.discards) if other_bidder else [],
+            [c for c in game.kitty if c not in game.picked_up],
+        ]
+
+    def deal(self, rng: np.random.Generator) -> list[list[int]]:
+        """The true places (the same every draw)."""
+        return [list(p) for p in self.places]
 
 
 class Rollouts:

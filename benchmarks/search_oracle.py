@@ -20,26 +20,10 @@ import torch
 from agents import load_agent
 from agents.arena import DealSetResult, MatchResult
 from agents.arena.games import _count
+from agents.rollouts import TrueDeal
 from agents.search import SearchAgent
-from smear_env import DealSampler, Game, Phase, Rules, SeatView, observe, seat_view
+from smear_env import DealSampler, Game, Rules, SeatView, observe, seat_view
 from smear_env.game import game_label, game_rng
-
-
-class TrueDeal:
-    """A sampler (``DealSampler.deal``'s places) that always deals the hidden cards as they are in ``game``."""
-
-    def __init__(self, game: Game, view: SeatView) -> None:
-        others = [s for s in range(4) if s != view.seat]
-        other_bidder = view.phase == Phase.PLAY and game.bidder is not None and game.bidder != view.seat
-        self.places = [
-            *(list(game.holding[s]) for s in others),
-            list(game.discards) if other_bidder else [],
-            [c for c in game.kitty if c not in game.picked_up],
-        ]
-
-    def deal(self, rng: np.random.Generator) -> list[list[int]]:
-        """The true places (the same every draw)."""
-        return [list(p) for p in self.places]
 
 
 class OracleSearch(SearchAgent):

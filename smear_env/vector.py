@@ -186,7 +186,8 @@ class SmearVectorEnv(VectorEnv):
         kitty in its order, R4); ``dealer`` and ``scores`` (team 0, team 1) the same for all games or
         one per game. Returns ``obs, info`` as :meth:`reset`. For searches that play positions out
         from sampled deals (``agents.rollouts``): step the hand's actions so far, then play on. The
-        games' later hands are dealt from their own streams as usual."""
+        hand counts as the episode's first (R16's guard counts from it), and the games' later hands
+        are dealt from their own streams as usual."""
         if not self._ready:
             raise RuntimeError("call reset() before deal_hands()")
         n = self.num_envs
@@ -198,7 +199,30 @@ class SmearVectorEnv(VectorEnv):
             raise ValueError(f"dealer must be a seat 0-3, got {dealer!r}")
         self.scores[:] = np.broadcast_to(np.asarray(scores, dtype=np.int64), (n, 2))
         self.dealer[:] = dealers
+        self.hand_index[:] = 0  # searches deal thousands of hands into one batch: none may meet R16's guard
         K.deal(np.arange(n), decks.astype(np.int8)[:, None, :], np.zeros(n, dtype=np.int64), self.g, self.m)
+        obs, self._mask = self._observe()
+        self._seat = self.to_act.astype(np.int64)
+        return obs, {"action_mask": self._mask, "seat": self._seat, "hand_over": np.zeros(n, dtype=bool)}
+
+    def copy_positions(self, source: SmearVectorEnv, games: np.ndarray) -> tuple[np.ndarray, dict[str, Any]]:
+        """Set game ``j`` of this batch to game ``games[j]`` of ``source`` as it stands: every card where it
+        is, the hand so far, the scores, the game's tallies. Returns ``obs, info`` as :meth:`reset`. For
+        measures and teachers that may see every card (``train.teacher.OracleTeacher``): each copy then
+        plays on as the original would, from the true position; the copies' later hands are dealt from
+        their own streams."""
+        if not self._ready or not source._ready:
+            raise RuntimeError("call reset() on both batches before copy_positions()")
+        if source.rules != self.rules:
+            raise ValueError(f"copy_positions: the batches play other rules ({source.rules} and {self.rules})")
+        games = np.asarray(games)
+        n = self.num_envs
+        if games.shape != (n,) or games.dtype.kind not in "iu" or games.min() < 0 or games.max() >= source.num_envs:
+            raise ValueError(f"games must be {n} game numbers 0-{source.num_envs - 1}, got {games.dtype} {games.shape}")
+        self.g[:] = source.g[games]
+        self.m[:] = source.m[games]
+        for name in ("scores", "hand_index", "ep_return", "ep_length", "ep_points", "ep_bids", "ep_made"):
+            getattr(self, name)[:] = getattr(source, name)[games]
         obs, self._mask = self._observe()
         self._seat = self.to_act.astype(np.int64)
         return obs, {"action_mask": self._mask, "seat": self._seat, "hand_over": np.zeros(n, dtype=bool)}

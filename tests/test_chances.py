@@ -242,3 +242,21 @@ def test_contract_regret_judges_the_card_play_too():
     assert int(row.split()[1]) == 6 and len(regrets) == 3 and min(regrets) >= 0
     bad = subprocess.run([sys.executable, str(script), "--phases", "bet"], capture_output=True, text=True)
     assert bad.returncode == 2 and "invalid choice: 'bet'" in bad.stderr and "play" in bad.stderr
+
+
+def test_r6_bid_two_values_the_opening_bid_of_2_against_the_networks_choice():
+    """benchmarks/bid_two.py: the opening bids where 2 is open (R6: no bid yet), each legal bid valued on the
+    same deals by both measures; a row for every choice the network made and every place it bid from, and
+    the table's answers to each forced opening (pass, 2, 3, 4). Nothing to judge is refused by name."""
+    script = Path(__file__).parent.parent / "benchmarks" / "bid_two.py"
+    run = subprocess.run([sys.executable, str(script), "--positions", "6", "--deals", "8", "--seed", "2"],
+                         capture_output=True, text=True, check=True, timeout=300)  # fmt: skip
+    assert "6 opening bids of neural" in run.stdout
+    rows = {line[:22].strip(): line[22:].split() for line in run.stdout.splitlines()}
+    assert int(rows["all"][0]) == 6 and 0 <= float(rows["all"][1]) <= 1
+    assert sum(int(v[0]) for k, v in rows.items() if k.startswith("the network:")) == 6
+    assert sum(int(v[0]) for k, v in rows.items() if k.startswith("seat:")) == 6
+    answers = [line.split() for line in run.stdout.splitlines() if line.startswith(("pass ", "bid "))]
+    assert len(answers) == 4 and float(answers[3][-4]) == 1.0  # an opening 4 cannot be overbid (R6)
+    bad = subprocess.run([sys.executable, str(script), "--positions", "0"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "--positions 0" in bad.stderr

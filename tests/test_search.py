@@ -14,7 +14,7 @@ from agents import load_agent
 from agents.chances import SHIPPED as SHIPPED_CHANCES
 from agents.chances import Chances
 from agents.neural import NeuralAgent
-from agents.rollouts import CONTRACT_PHASES, Rollouts, deal_of
+from agents.rollouts import CONTRACT_PHASES, Rollouts, TrueDeal, deal_of
 from nets import NetworkSpec, build_network, load_checkpoint, widen
 from nets.shipped import NETWORKS
 from smear_env import NUM_ACTIONS, OBS_DIM, DealSampler, Game, Phase, Rules, SmearVectorEnv, observe, seat_view
@@ -23,7 +23,7 @@ from smear_env.cards import card_str
 from smear_env.observer import OFFSETS
 from train import beliefs, distill, dmc
 from train.chances import solve
-from train.teacher import load_positions, teacher_loss
+from train.teacher import OracleTeacher, load_oracle, load_positions, teacher_loss
 
 SHIPPED, DISTILLED, CHANCE, DMC = NETWORKS["neural"], NETWORKS["distilled"], NETWORKS["chance"], NETWORKS["dmc"]
 
@@ -227,6 +227,91 @@ def test_teacher_loss_is_least_where_the_values_are_the_teachers_and_ignores_ill
     worse = goal.clone()
     worse[0, 0] -= 0.2  # the teacher's best action valued below another
     assert teacher_loss(worse, goal, legal, 0.05, 0.1) > teacher_loss(goal, goal, legal, 0.05, 0.1)
+
+
+def test_teacher_loss_without_the_policy_term_is_the_squared_error_whose_minimum_is_the_mean():
+    """``policy_weight=0`` (the oracle's fit): the loss is the squared error alone, so over labels that differ
+    from deal to deal its minimum is their mean, where a cross-entropy's would be their vote; ``mean_weight``
+    weighs the error of a position's level apart from its ranking (1: the plain squared error)."""
+    legal = torch.tensor([[True, True, False]] * 2)
+    labels = torch.tensor([[1.0, 0.0, 0.0], [-3.0, 0.0, 0.0]])  # one position, two deals: action 0 best on one
+    values = torch.zeros(2, 3)
+    assert torch.isclose(teacher_loss(values, labels, legal, 0.05, 0.1, policy_weight=0), 0.1 * (labels**2).sum() / 4)
+    values = torch.zeros(1, 3, requires_grad=True)
+    optimizer = torch.optim.SGD([values], lr=0.5)
+    for _ in range(200):
+        optimizer.zero_grad()
+        teacher_loss(values.expand(2, 3), labels, legal, 0.05, 1.0, policy_weight=0).backward()
+        optimizer.step()
+    assert torch.allclose(values[0, :2], labels[:, :2].mean(dim=0), atol=1e-4)  # the mean: action 0 worth -1, not best
+    shifted = labels + 5.0  # every action's value moved alike: the ranking is the labels'
+    plain = 0.1 * (((shifted - labels) * legal) ** 2).sum() / legal.sum()
+    assert torch.isclose(teacher_loss(shifted, labels, legal, 0.05, 0.1, policy_weight=0), plain)  # mean_weight 1
+    assert teacher_loss(shifted, labels, legal, 0.05, 0.1, policy_weight=0, mean_weight=0) < 1e-9
+
+
+@pytest.mark.parametrize("chances", [None, "chance"])
+def test_r8_r13_the_oracle_values_each_action_by_playing_the_hand_out_on_the_true_cards(chances):
+    """``OracleTeacher``: each legal action's value is the network's own play of the hand from the position as
+    it truly is: the same as a rollout of it dealt the true cards (``TrueDeal``), wherever that deal is the whole
+    truth (all but another bidder's pick-up, which only it saw), by the margin (R13) or the win chance."""
+    policy = NeuralAgent(SHIPPED, device="cpu")
+    table = Chances.load(chances) if chances else None
+    oracle, rollouts = OracleTeacher(policy, table), Rollouts(policy, 1, table)
+    venv = SmearVectorEnv(8, seed=11, reward="margin")
+    obs, info = venv.reset()
+    rng, compared = np.random.default_rng(0), 0
+    for _ in range(40):
+        mask = info["action_mask"]
+        games = np.flatnonzero(mask.sum(axis=1) > 1)
+        if len(games):
+            values = oracle.values(venv, games.tolist())
+            assert (np.isnan(values) == ~mask[games].astype(bool)).all()
+            for row, i in enumerate(games.tolist()):
+                game = venv.game(i)
+                view = seat_view(game, int(info["seat"][i]))
+                if view.phase == Phase.PLAY and view.bidder != view.seat:
+                    continue
+                legal = np.flatnonzero(mask[i]).tolist()
+                truth = rollouts.values(view, TrueDeal(game, view), legal, rng)  # type: ignore[arg-type]
+                assert np.allclose([truth[a] for a in legal], values[row, legal], atol=1e-5)
+                compared += 1
+        obs, _, _, _, info = venv.step(policy.act_batch(obs, mask))
+    assert compared > 30
+
+
+def test_distill_from_the_oracle_labels_the_students_own_games_and_fits_the_squared_error(tmp_path, capsys):
+    """``--teacher oracle``: every decision with a choice labelled, the student's own choices played (the odds of
+    the hidden cards are those of its play), fitted with the squared error alone by default. A spec the oracle does
+    not take, or ``--endgame`` with it, is refused before anything is made."""
+    out = tmp_path / "oracle"
+    args = ["--out", str(out), "--teacher", "oracle:margin", "--label-rate", "1", "--max-positions", "60",
+            "--generate-minutes", "1", "--fit-minutes", "0.05", "--workers", "1", "--games", "8", "--batch-size", "16"]  # fmt: skip
+    assert distill.main(args) == 0
+    data = load_positions([out / "positions"])
+    assert len(data["obs"]) == 60 and (~np.isnan(data["target"]) == data["mask"]).all()
+    assert json.loads((out / "distill.json").read_text())["policy_weight"] == 0.0
+    for bad, says in (
+        (["--teacher", "oracle:deep"], "chances=FILE or margin"),
+        (["--teacher", "oracle", "--endgame", "0.1"], "--endgame"),
+    ):
+        with pytest.raises(SystemExit):
+            distill.main(["--out", str(tmp_path / "bad"), *bad])
+        assert says in capsys.readouterr().err
+    assert not (tmp_path / "bad").exists()
+    student = NeuralAgent(SHIPPED, device="cpu")
+    assert isinstance(load_oracle("oracle", student), OracleTeacher)
+    made = distill.generate(tmp_path / "shard.npz", "oracle", SHIPPED, seconds=60, seed=3, games=4, label_rate=1.0, limit=40)
+    venv = SmearVectorEnv(4, seed=3, reward="margin")  # the same games, the student alone: the positions are these
+    obs, info = venv.reset()
+    seen: list[np.ndarray] = []
+    while len(seen) < made:
+        seen += list(obs[info["action_mask"].sum(axis=1) > 1])
+        obs, _, _, _, info = venv.step(student.act_batch(obs, info["action_mask"]))
+    labelled = np.load(tmp_path / "shard.npz")
+    np.testing.assert_array_equal(labelled["obs"], np.stack(seen[:made]))
+    best = np.nan_to_num(labelled["target"], nan=-1e9).argmax(axis=1)
+    assert (best != student.act_batch(labelled["obs"], labelled["mask"])).any()  # the oracle would have played others
 
 
 def test_widen_computes_the_same_values_and_its_copies_learn_apart():

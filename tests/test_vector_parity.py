@@ -302,3 +302,53 @@ def test_deal_hands_refuses_what_is_not_a_deal():
         venv.deal_hands(np.arange(32)[None], 0)
     with pytest.raises(ValueError, match="dealer"):
         venv.deal_hands(np.stack([np.arange(32)] * 2), 4)
+
+
+@pytest.mark.parametrize("settings", SETTINGS[:4])
+def test_copy_positions_play_on_as_the_games_they_copy(settings):
+    """``copy_positions``: a game copied mid-hand, mid-game (any of a source's games, some twice) gives
+    the same observations, masks, rewards and ends as its original, step for step, under the same actions."""
+    n = 12
+    source = SmearVectorEnv(n, seed=7, reward="margin", **settings)
+    source.reset()
+    rng = np.random.default_rng(1)
+    for _ in range(int(rng.integers(20, 60))):
+        source.step(source.sample_actions(rng))
+    games = rng.integers(0, n, 8)
+    copies = SmearVectorEnv(8, seed=0, reward="margin", **settings)
+    copies.reset()
+    obs, info = copies.copy_positions(source, games)
+    for _ in range(80):
+        np.testing.assert_array_equal(obs, source.observe(source.to_act.astype(np.int64))[games])
+        np.testing.assert_array_equal(info["action_mask"], source.action_mask[games])
+        actions = source.sample_actions(rng)
+        _, rewards, terminated, _, source_info = source.step(actions)
+        obs, copied_rewards, copied_terminated, _, info = copies.step(actions[games])
+        np.testing.assert_array_equal(copied_rewards, rewards[games])
+        np.testing.assert_array_equal(copied_terminated, terminated[games])
+        np.testing.assert_array_equal(info["hand_over"], source_info["hand_over"][games])
+        over = info["hand_over"] | copied_terminated
+        if over.any():  # the next hands are dealt from each batch's own streams
+            break
+    with pytest.raises(ValueError, match="8 game numbers 0-11"):
+        copies.copy_positions(source, np.arange(7))
+    other = SmearVectorEnv(n, seed=0, target_score=7)
+    other.reset()
+    with pytest.raises(ValueError, match="other rules"):
+        copies.copy_positions(other, games)
+
+
+def test_r16_a_chosen_deal_starts_the_length_guard_afresh():
+    """R16 counts the hands of an episode: ``deal_hands`` starts one, so a search that deals thousands of
+    hands into one batch (``agents.rollouts``) never has a rollout cut short by the guard."""
+    venv = SmearVectorEnv(4, seed=0, reward="margin", max_hands=2)
+    venv.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        obs, info = venv.deal_hands(np.stack([rng.permutation(32) for _ in range(4)]), 0)
+        assert (venv.hand_index == 0).all()
+        playing = np.ones(4, dtype=bool)
+        while playing.any():
+            _, _, _, truncated, info = venv.step(venv.sample_actions(rng))
+            assert not truncated[playing].any()
+            playing &= ~info["hand_over"]

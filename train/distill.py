@@ -40,6 +40,10 @@ The suits: ``--init chance --teacher "neural:chance,suits=24" --label-rate 1 --m
 teaches a network its own values averaged over every order of the suits (``nets.SuitMean``), the
 ensemble's play at one network's speed: the shipped ``neural``. A network teacher labels about 5,000
 positions a second a worker, so ``--max-positions`` keeps them within memory.
+The oracle: ``--teacher oracle`` (``train.teacher.OracleTeacher``, training only) values every legal action by
+playing the hand out on the true cards with the start network at every seat; the student's own choices are
+played, and the fit is the squared error (``--policy-weight 0``; ``--mean-weight`` below 1 weighs a position's
+level less than its ranking).
 """
 
 from __future__ import annotations
@@ -67,10 +71,15 @@ from smear_env.flags import command_parser
 
 from .config import parse_sizes
 from .run import seed_everything
-from .teacher import TEMPERATURE, VALUE_WEIGHT, as_tensors, load_positions, teacher_loss
+from .teacher import TEMPERATURE, VALUE_WEIGHT, OracleTeacher, as_tensors, load_oracle, load_positions, teacher_loss
 
 UNJUDGED = np.float32(np.nan)  # an illegal action's target
 HAND_POINTS = 4  # R13: High, Low, Jack and Game, the most a team can score in a hand
+
+
+def is_oracle(spec: str) -> bool:
+    """Whether ``--teacher`` names the teacher that sees every card (``train.teacher.OracleTeacher``)."""
+    return spec == "oracle" or spec.startswith("oracle:")
 
 
 def load_teacher(spec: str, rules: Rules) -> Agent:
@@ -107,8 +116,11 @@ def generate(
     seed_everything(seed)
     rng = np.random.default_rng(seed)
     student = NeuralAgent(init, device="cpu")
-    teacher = load_teacher(teacher_spec, student.rules)
-    teacher.seed(seed)
+    teacher: Agent | OracleTeacher = (
+        load_oracle(teacher_spec, student) if is_oracle(teacher_spec) else load_teacher(teacher_spec, student.rules)
+    )
+    if not isinstance(teacher, OracleTeacher):  # the oracle draws nothing
+        teacher.seed(seed)
     venv = SmearVectorEnv(games, seed=seed, reward="margin", copy=False, **student.rules.to_dict())
     obs, info = venv.reset()
     kept: dict[str, list[np.ndarray]] = {"obs": [], "mask": [], "target": [], "phase": []}
@@ -119,6 +131,16 @@ def generate(
         actions = student.act_batch(obs, mask, None)
         choice = mask.sum(axis=1) > 1
         draws = rng.random(len(mask))
+        if isinstance(teacher, OracleTeacher):  # it knows the cards: it labels, the student's own play goes on
+            games = np.flatnonzero(choice & (draws < label_rate))[: limit - len(kept["obs"])]
+            if len(games):
+                targets = teacher.values(venv, games.tolist())
+                kept["obs"] += list(obs[games].copy())
+                kept["mask"] += list(mask[games].astype(bool))
+                kept["target"] += list(targets)
+                kept["phase"] += list(venv.phase[games].astype(np.int8))
+            obs, _, _, _, info = venv.step(actions)
+            continue
         for i in np.flatnonzero(choice & (draws < max(label_rate, own_rate or 0.0))).tolist():
             view = seat_view(venv.game(i), int(info["seat"][i]))
             taught = own_rate is None or endgame(view, student.rules)
@@ -152,10 +174,14 @@ def fit(
     value_weight: float = VALUE_WEIGHT,
     check_every: int = 1000,
     own_positions: int | None = None,
+    policy_weight: float = 1.0,
+    mean_weight: float = 1.0,
 ) -> tuple[torch.nn.Module, dict[str, float]]:
     """``network`` (the start, trained in place) on the teacher's values of the legal actions: cross-entropy to them as
     a soft policy at ``temperature`` (points; the teacher's ranking, which is what play uses) plus
-    ``value_weight`` times their squared error (which keeps the values in points, for further DMC).
+    ``value_weight`` times their squared error (which keeps the values in points, for further DMC);
+    ``policy_weight`` 0 fits the squared error alone (the oracle's values: their mean is wanted, not their vote),
+    ``mean_weight`` weighs the error of a position's mean value against that of its ranking (``teacher_loss``).
 
     The held-out positions are drawn from the first ``own_positions`` rows only (this run's own:
     an earlier round's positions may have trained the start network, so they measure nothing).
@@ -200,7 +226,7 @@ def fit(
     started, steps = time.time(), 0
     while time.time() - started < seconds:
         rows = torch.from_numpy(rng.choice(train, size=min(batch, len(train)), replace=False))
-        loss = teacher_loss(network(obs[rows]), target[rows], legal[rows], temperature, value_weight)
+        loss = teacher_loss(network(obs[rows]), target[rows], legal[rows], temperature, value_weight, policy_weight, mean_weight)
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
@@ -264,6 +290,19 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--value-weight", type=float, default=VALUE_WEIGHT, help="weight of the squared error to the teacher's values"
     )
+    parser.add_argument(
+        "--policy-weight",
+        type=float,
+        help="weight of the cross-entropy to the teacher's soft policy (default 1; 0 with --teacher oracle: "
+        "its values on each deal are averaged by the squared error, not voted on)",
+    )
+    parser.add_argument(
+        "--mean-weight",
+        type=float,
+        default=1.0,
+        help="weight of the error of a position's mean value beside that of its ranking in the squared error "
+        "(1: the plain squared error; lower fits the ranking of labels whose level is noisy, as the oracle's)",
+    )
     parser.add_argument("--held-out", type=float, default=0.05, help="share of the positions kept out of the fit to measure it")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--fit-only", action="store_true", help="fit on the positions already in --out (no generation)")
@@ -290,12 +329,23 @@ def main(argv: list[str] | None = None) -> int:
         student, student_spec = start.build("cpu"), start.network
         if args.hidden is not None:
             student, student_spec = widen(student, student_spec, parse_sizes(args.hidden, "--hidden"), seed=args.seed)
+        if args.endgame is not None and is_oracle(args.teacher):
+            raise ValueError(f"--endgame with --teacher {args.teacher}: the oracle labels every hand alike (leave --endgame out)")
         if args.endgame is not None and not 0 <= args.endgame <= 1:
             raise ValueError(f"--endgame {args.endgame}: the share of the other decisions the student labels, in [0, 1]")
         if not 0 < args.label_rate <= 1 or not 0 < args.held_out < 1:
             raise ValueError(f"--label-rate {args.label_rate} must be in (0, 1] and --held-out {args.held_out} in (0, 1)")
-        if not args.temperature > 0 or args.value_weight < 0:
-            raise ValueError(f"--temperature {args.temperature} must be above 0 and --value-weight {args.value_weight} 0 or more")
+        if not args.temperature > 0 or args.value_weight < 0 or (args.policy_weight or 0) < 0:
+            raise ValueError(
+                f"--temperature {args.temperature} must be above 0, --value-weight {args.value_weight} and "
+                f"--policy-weight {args.policy_weight} 0 or more"
+            )
+        if args.policy_weight is None:
+            args.policy_weight = 0.0 if is_oracle(args.teacher) else 1.0
+        if args.mean_weight < 0:
+            raise ValueError(f"--mean-weight {args.mean_weight}: 0 or more")
+        if args.policy_weight == 0 and args.value_weight == 0:
+            raise ValueError("--policy-weight 0 and --value-weight 0: the fit would learn nothing")
         if args.max_positions is not None and args.max_positions < args.workers:
             raise ValueError(f"--max-positions {args.max_positions}: at least one a worker ({args.workers})")
         if min(args.workers, args.games, args.batch_size) < 1 or min(args.generate_minutes, args.fit_minutes) <= 0:
@@ -308,7 +358,10 @@ def main(argv: list[str] | None = None) -> int:
         if not args.fit_only:
             if out.exists():
                 raise ValueError(f"{out} exists: give another --out (or --fit-only to fit again on its positions)")
-            load_teacher(args.teacher, start.rules)
+            if is_oracle(args.teacher):
+                load_oracle(args.teacher, NeuralAgent(weights_path(args.init), device="cpu"))
+            else:
+                load_teacher(args.teacher, start.rules)
     except ValueError as e:
         parser.error(str(e))
     if (out / "checkpoint.pt").exists():
@@ -342,11 +395,13 @@ def main(argv: list[str] | None = None) -> int:
     seed_everything(args.seed)
     torch.set_num_threads(2)
     network, report = fit(data, student, 60 * args.fit_minutes, args.held_out, args.learning_rate,
-                          args.batch_size, args.seed, args.temperature, args.value_weight, own_positions=own)  # fmt: skip
+                          args.batch_size, args.seed, args.temperature, args.value_weight, own_positions=own,
+                          policy_weight=args.policy_weight, mean_weight=args.mean_weight)  # fmt: skip
     made_by = [{"folder": str(f), **json.loads((f / "generated.json").read_text())}
                for f in folders if (f / "generated.json").exists()]  # fmt: skip
     report.update(generated=made_by,
                   fit_minutes=args.fit_minutes, learning_rate=args.learning_rate, value_weight=args.value_weight,
+                  policy_weight=args.policy_weight, mean_weight=args.mean_weight,
                   temperature=args.temperature, hidden=list(student_spec.hidden))  # fmt: skip
     save_checkpoint(out / "checkpoint.pt", student_spec, start.rules, network.state_dict(), distill=report)
     atomic_write(out / "distill.json", lambda f: json.dump(report, f, indent=2))
