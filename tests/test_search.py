@@ -4,7 +4,10 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -291,6 +294,14 @@ def test_distill_from_the_oracle_labels_the_students_own_games_and_fits_the_squa
     data = load_positions([out / "positions"])
     assert len(data["obs"]) == 60 and (~np.isnan(data["target"]) == data["mask"]).all()
     assert json.loads((out / "distill.json").read_text())["policy_weight"] == 0.0
+    script = Path(__file__).parent.parent / "benchmarks" / "oracle_regret.py"
+    screen = subprocess.run([sys.executable, str(script), "--positions", str(out / "positions"), "--held-out", "1",
+                             "--nets", "neural", "neural:dmc"], capture_output=True, text=True, check=True, timeout=300)  # fmt: skip
+    rows = {line.split()[0]: line.split()[1:] for line in screen.stdout.splitlines()[2:]}
+    assert "60 positions" in screen.stdout and min(float(x) for x in rows["neural"][:3]) >= 0
+    assert "[" in " ".join(rows["neural:dmc"]) and "[" not in " ".join(rows["neural"])  # the difference, by position
+    bad = subprocess.run([sys.executable, str(script), "--positions", str(tmp_path / "none")], capture_output=True, text=True)
+    assert bad.returncode == 2 and "no positions" in bad.stderr
     for bad, says in (
         (["--teacher", "oracle:deep"], "chances=FILE or margin"),
         (["--teacher", "oracle", "--endgame", "0.1"], "--endgame"),
