@@ -14,6 +14,11 @@ Then how the table answers each opening: on ``--deals`` x 16 fresh deals the fir
 (pass, 2, 3, 4) and the network plays the rest: how often the contract stays with the opener's
 team, and the opener's mean margin and win-chance change.
 
+The same question in a match: ``OpensTwo`` (here) is ``neural`` with every opening 3 bid as 2 instead
+(``smear-eval "benchmarks/bid_two.py:OpensTwo" heuristic --games 2000 --seed 9001``, beside ``smear-eval
+neural heuristic`` on the same deal sets). Its partner is the same network, which bids 3 over a 2 as
+it would over anyone's: a system that opens 2 would have to answer it otherwise too.
+
 It prints, by the network's choice and by the seat's place in the bidding (first after the dealer to
 the dealer, who after three passes throws the hand in by passing, R7), how often bid 2 is the
 rollouts' best, and the mean of **value(bid 2) - value(the network's choice)** with its 95% interval
@@ -50,6 +55,15 @@ def interval(x: np.ndarray) -> str:
         return f"{x.mean():+.3f}" if len(x) else "-"
     half = 1.96 * x.std(ddof=1) / np.sqrt(len(x))
     return f"{x.mean():+.3f} [{x.mean() - half:+.3f}, {x.mean() + half:+.3f}]"
+
+
+class OpensTwo(NeuralAgent):
+    """``neural``, except that where 2 is open (no bid yet) and the network bids 3, it bids 2."""
+
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray, views=None) -> np.ndarray:
+        actions = np.array(super().act_batch(observations, action_masks, views))
+        actions[(actions == bid_action(3)) & (np.asarray(action_masks)[:, bid_action(2)] > 0)] = bid_action(2)
+        return actions
 
 
 def answers(network: NeuralAgent, chances: Chances, games: int, seed: int) -> None:

@@ -14,7 +14,8 @@ from agents import load_agent
 from agents.chances import Chances
 from nets import NetworkSpec, build_network, load_checkpoint, save_checkpoint
 from nets.shipped import BELIEFS, NETWORKS
-from smear_env import Game, Rules, observe, seat_view
+from smear_env import Game, Rules, SmearVectorEnv, observe, seat_view
+from smear_env.actions import bid_action
 from train import dmc, export
 from train.actors import ActorSettings, SelfPlay
 from train.chances import hand_outcomes, main, solve
@@ -260,3 +261,15 @@ def test_r6_bid_two_values_the_opening_bid_of_2_against_the_networks_choice():
     assert len(answers) == 4 and float(answers[3][-4]) == 1.0  # an opening 4 cannot be overbid (R6)
     bad = subprocess.run([sys.executable, str(script), "--positions", "0"], capture_output=True, text=True)
     assert bad.returncode == 2 and "--positions 0" in bad.stderr
+    opens_two, neural = load_agent(f"{script}:OpensTwo"), load_agent("neural")  # the match's variant
+    venv = SmearVectorEnv(64, seed=4, reward="margin")
+    obs, info = venv.reset()
+    swaps = []
+    for _ in range(3):  # the opening bid, and the turns after it
+        mask = info["action_mask"]
+        mine, its = opens_two.act_batch(obs, mask), neural.act_batch(obs, mask)
+        swapped = (its == bid_action(3)) & (mask[:, bid_action(2)] > 0)
+        assert (mine[swapped] == bid_action(2)).all() and (mine[~swapped] == its[~swapped]).all()
+        swaps.append(int(swapped.sum()))
+        obs, _, _, _, info = venv.step(its)
+    assert swaps[0] > 0  # the first seat opens 3 (R6: 2 is open to it)
