@@ -596,3 +596,41 @@ def test_rollouts_infer_weighs_each_deal_by_the_networks_odds_of_the_play_seen()
     with pytest.raises(ValueError, match="give rollouts=R or play_rollouts=P"):
         load_agent("search:infer=0.25")
     assert load_agent("search:rollouts=2,infer=0.5,draws=3").rollouts.draws == 3
+
+
+@pytest.mark.parametrize("know", ["partner", "opponents"])
+def test_r11_the_oracle_search_told_some_hands_deals_them_true_and_the_rest_consistently(know):
+    """benchmarks/search_oracle.py ``--know``: the seats told hold their true cards in every deal; the other
+    hidden cards are drawn by the search's model given those, still consistent with the view (a revealed
+    void, R11, keeps a suit out of a hand)."""
+    import importlib.util
+
+    path = Path(__file__).parent.parent / "benchmarks" / "search_oracle.py"
+    spec = importlib.util.spec_from_file_location("search_oracle", path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    search = module.OracleSearch.__new__(module.OracleSearch)
+    search.__dict__.update(load_agent("search:net=neural,rollouts=2").__dict__)
+    search.know = know
+    rng, checked = np.random.default_rng(1), 0
+    for g in range(12):
+        game = Game(Rules(), g)
+        for _ in range(int(rng.integers(0, 30))):
+            if not game.game_over:
+                game.step(int(rng.choice(np.flatnonzero(game.action_mask()))))
+        if game.game_over:
+            continue
+        seat = game.to_act
+        view = seat_view(game, seat)
+        search.game = game
+        sampler = search._sampler(view, observe(game, seat))
+        others = [s for s in range(4) if s != seat]
+        for _ in range(3):
+            places = sampler.deal(rng)
+            for s in others:
+                told = (s - seat) % 4 in module.KNOW[know]
+                assert not told or sorted(places[others.index(s)]) == sorted(game.holding[s])
+                assert not {card_str(c)[-1] for c in places[others.index(s)]} & set(view.voids[s])
+            checked += 1
+    assert checked > 20
