@@ -78,6 +78,35 @@ def deal_of(view: SeatView, places: list[list[int]], rng: np.random.Generator) -
     return [c for hand in hands for c in hand] + picked + list(places[4]), history
 
 
+def play_out(
+    env: SmearVectorEnv,
+    actions: np.ndarray,
+    policy: NeuralAgent,
+    seat: np.ndarray,
+    scores: np.ndarray,
+    dealer: np.ndarray,
+    chances: Chances | None,
+    playing: np.ndarray,
+) -> np.ndarray:
+    """Each game of ``env``, from ``actions`` on, played to the end of its hand by ``policy`` at every seat:
+    the hand's margin for ``seat``'s team, or with ``chances`` the change it makes to that team's win
+    chance from ``scores`` and ``dealer`` at its start, times the table's scale (a hand thrown in: 0).
+    Games not ``playing`` (spare rows, changed in place) are 0 and are not waited for."""
+    value = np.zeros(env.num_envs)
+    while True:
+        obs, rewards, terminated, truncated, info = env.step(actions)
+        ended = np.flatnonzero(playing & info["hand_over"])  # scored, or thrown in (all passed)
+        if chances is None:
+            value[ended] = rewards[ended, seat[ended]]
+        elif len(ended):
+            change = chances.hand_change(env, info, ended, (terminated | truncated)[ended], scores[ended], dealer[ended])
+            value[ended] = np.where(seat[ended] % 2 == 0, change, -change)
+        playing[ended] = False
+        if not playing.any():
+            return value
+        actions = policy.act_batch(obs, info["action_mask"])
+
+
 class TrueDeal:
     """A sampler (``DealSampler.deal``'s places) that always deals the hidden cards as they are in ``game``:
     what no agent knows, for the measures that may see it (``benchmarks/search_oracle.py``)."""
@@ -131,22 +160,9 @@ class Rollouts:
         for actions in np.tile(histories, (k, 1)).T:
             obs, _, _, _, info = env.step(actions)
         actions = np.repeat(np.array(legal, dtype=np.int64), n)  # action j on deals j*n .. j*n + n - 1
-        margin = np.zeros(n * k)
-        playing = np.ones(n * k, dtype=bool)
-        while True:
-            obs, rewards, terminated, truncated, info = env.step(actions)
-            ended = playing & info["hand_over"]  # scored, or thrown in (all passed: margin 0)
-            if self.chances is None:
-                margin[ended] = rewards[ended, view.seat]
-            elif ended.any():
-                games = np.flatnonzero(ended)
-                start = np.tile(view.scores, (len(games), 1)), np.full(len(games), view.dealer)
-                change = self.chances.hand_change(env, info, games, (terminated | truncated)[games], *start)
-                margin[ended] = change if view.seat % 2 == 0 else -change
-            playing &= ~ended
-            if not playing.any():
-                break
-            actions = self.policy.act_batch(obs, info["action_mask"])
+        rows = n * k
+        margin = play_out(env, actions, self.policy, np.full(rows, view.seat), np.tile(view.scores, (rows, 1)),
+                          np.full(rows, view.dealer), self.chances, np.ones(rows, dtype=bool))  # fmt: skip
         return {a: float(margin[j * n : (j + 1) * n].mean()) for j, a in enumerate(legal)}
 
     def deals_for(self, view: SeatView, sampler: DealSampler, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:

@@ -11,6 +11,7 @@ import torch
 
 from agents.chances import Chances
 from agents.neural import NeuralAgent
+from agents.rollouts import play_out
 from smear_env import NUM_ACTIONS, SmearVectorEnv
 
 TEMPERATURE = 0.05  # points: the teacher's values of a card-play decision often differ by hundredths
@@ -99,24 +100,11 @@ class OracleTeacher:
             env = self._envs[size] = SmearVectorEnv(size, seed=0, reward="margin", copy=False, **venv.rules.to_dict())
             env.reset()
         pad = size - len(rows)  # the spare games copy the first position and are not read
-        obs, info = env.copy_positions(venv, np.concatenate([rows, np.full(pad, rows[0])]))
-        seat, scores, dealer = venv.to_act[rows].astype(np.int64), venv.scores[rows].copy(), venv.dealer[rows].astype(np.int64)
-        value = np.zeros(len(rows))
-        playing = np.ones(size, dtype=bool)
-        playing[len(rows) :] = False
-        actions = np.concatenate([first, np.full(pad, first[0])])
-        while True:
-            obs, rewards, terminated, truncated, info = env.step(actions)
-            ended = np.flatnonzero(playing & info["hand_over"])  # scored, or thrown in (all passed: 0)
-            if self.chances is None:
-                value[ended] = rewards[ended, seat[ended]]
-            elif len(ended):
-                change = self.chances.hand_change(env, info, ended, (terminated | truncated)[ended], scores[ended], dealer[ended])
-                value[ended] = np.where(seat[ended] % 2 == 0, change, -change)
-            playing[ended] = False
-            if not playing.any():
-                break
-            actions = self.policy.act_batch(obs, info["action_mask"])
+        spread = np.concatenate([rows, np.full(pad, rows[0])])
+        env.copy_positions(venv, spread)
+        playing = np.arange(size) < len(rows)
+        value = play_out(env, np.concatenate([first, np.full(pad, first[0])]), self.policy, venv.to_act[spread].astype(np.int64),
+                         venv.scores[spread].copy(), venv.dealer[spread].astype(np.int64), self.chances, playing)[: len(rows)]  # fmt: skip
         out = np.full((len(games), NUM_ACTIONS), np.nan, dtype=np.float32)
         out[np.repeat(np.arange(len(games)), [len(a) for a in legal]), first] = value
         return out
