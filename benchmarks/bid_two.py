@@ -1,6 +1,7 @@
 """Is never bidding 2 right? A network's opening bids judged against bidding 2, by rollouts of its own play.
 
-Run: ``python benchmarks/bid_two.py [--net neural] [--positions 400] [--deals 256] [--chances chance] [--seed 0]``.
+Run: ``python benchmarks/bid_two.py [--net neural] [--positions 400] [--deals 256] [--chances chance] [--seed 0]``,
+or ``python benchmarks/bid_two.py --heard 4096 [--net neural] [--seed 2]`` for what the bidder has heard.
 
 A bid of 2 is open only to a seat before anyone has bid (R6: each bid beats the highest so far). The
 network plays itself; at every bidding turn where 2 is legal, every legal action (pass, 2, 3, 4) is
@@ -26,6 +27,10 @@ over the positions: the points a game the network gives away by never bidding 2 
 would give away by bidding it (below). The difference is paired (the same deals for both actions), so
 it has no bias from picking a maximum over noisy values; the interval is over positions, and each
 position's own noise is in it.
+
+``--heard N``: in ``N`` contracts of the network's games against itself, who becomes the bidder (its place
+in the bidding) and what its partner said before the bidder declares trump (R9): what the bidding can tell
+a bidder of its partner's hand, as the network bids.
 """
 
 from __future__ import annotations
@@ -95,6 +100,35 @@ def answers(network: NeuralAgent, chances: Chances, games: int, seed: int) -> No
         )
 
 
+def heard(network: NeuralAgent, name: str, contracts: int, seed: int) -> None:
+    """Games of ``network`` against itself until ``contracts`` hands were bid: each bidder's place in the
+    bidding and its partner's call before it (or none: the bidding had ended at a 4, R7)."""
+    games = min(contracts, 1024)
+    venv = SmearVectorEnv(games, seed=seed, reward="margin", **network.rules.to_dict())
+    obs, info = venv.reset()
+    calls: list[dict[int, int]] = [{} for _ in range(games)]
+    rows: dict[tuple[str, str], int] = {}
+    counted = 0
+    while counted < contracts:
+        seats, actions = info["seat"].astype(np.int64), network.act_batch(obs, info["action_mask"])
+        bidding = venv.phase == Phase.BID
+        for i in np.flatnonzero(bidding):
+            calls[i][int(seats[i])] = int(actions[i])
+        obs, _, _, _, info = venv.step(actions)
+        for i in np.flatnonzero(bidding & (venv.phase == Phase.TRUMP)):  # the bidding of game i has just ended
+            bidder, dealer = int(venv.bidder[i]), int(venv.dealer[i])
+            partner = calls[i].get((bidder + 2) % 4)
+            key = (PLACES[(bidder - dealer - 1) % 4], "none (the bidding had ended)" if partner is None else BIDS[partner])
+            rows[key] = rows.get(key, 0) + (counted < contracts)
+            counted += 1
+        for i in np.flatnonzero(info["hand_over"]):  # scored or thrown in (R7): the next deal's bidding starts afresh
+            calls[i] = {}
+    print(f"{contracts} contracts of {name} playing itself (whole games, {games} at a time), seed {seed}")
+    print(f"{'the bidder':10s} {'its partner had said':30s} {'share':>7s}")
+    for (place, said), n in sorted(rows.items(), key=lambda kv: -kv[1]):
+        print(f"{place:10s} {said:30s} {n / contracts:7.3f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--net", default="neural", help="the network: a shipped name (neural, ...) or a checkpoint path")
@@ -102,12 +136,18 @@ def main() -> None:
     parser.add_argument("--deals", type=int, default=256, help="rollouts per action (default 256)")
     parser.add_argument("--chances", default="chance", help="the win-chance table (default: the shipped one)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--heard", type=int, default=0, help="only what the bidders of this many contracts had heard from their partners"
+    )
     args = parser.parse_args()
-    if args.positions < 1 or args.deals < 1:
-        parser.error(f"--positions {args.positions} and --deals {args.deals} must be at least 1")
+    if args.positions < 1 or args.deals < 1 or args.heard < 0:
+        parser.error(f"--positions {args.positions} and --deals {args.deals} must be at least 1, --heard {args.heard} at least 0")
     net = str(weights_path(args.net))
     torch.set_num_threads(1)
     network = NeuralAgent(net, device="cpu")
+    if args.heard:
+        heard(network, args.net, args.heard, args.seed)
+        return
     sampler_of = SearchAgent(net=net, rollouts=1)._sampler  # the search agent's deals: the learned beliefs
     table = Chances.load(args.chances)
     by_chance = Rollouts(network, args.deals, table)

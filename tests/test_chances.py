@@ -273,3 +273,25 @@ def test_r6_bid_two_values_the_opening_bid_of_2_against_the_networks_choice():
         swaps.append(int(swapped.sum()))
         obs, _, _, _, info = venv.step(its)
     assert swaps[0] > 0  # the first seat opens 3 (R6: 2 is open to it)
+
+
+def test_r6_r7_bid_two_heard_counts_what_each_bidder_heard_from_its_partner():
+    """``bid_two.py --heard N``: N contracts of whole games, by the bidder's place and its partner's call before
+    the trump. Every row is one the rules allow: a partner who spoke after the bidder passed (a higher bid would
+    have won, R6) or never spoke (a 4 ends the bidding, R7); one who spoke before it called less than 4."""
+    script = Path(__file__).parent.parent / "benchmarks" / "bid_two.py"
+    run = subprocess.run([sys.executable, str(script), "--heard", "300", "--seed", "3"],
+                         capture_output=True, text=True, check=True, timeout=300)  # fmt: skip
+    assert "300 contracts of neural" in run.stdout
+    rows = [
+        line.rsplit(maxsplit=1) for line in run.stdout.splitlines() if line.startswith(("first ", "second ", "third ", "dealer "))
+    ]
+    assert rows and abs(sum(float(share) for _, share in rows) - 1) < 0.01
+    for who, _ in rows:
+        place, said = who.split(maxsplit=1)
+        if place in ("first", "second"):  # the partner speaks after
+            assert said.startswith(("pass", "none")), who
+        else:  # the partner spoke before, and lower
+            assert said in ("pass", "bid 2", "bid 3"), who
+    bad = subprocess.run([sys.executable, str(script), "--heard", "-1"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "--heard -1" in bad.stderr

@@ -18,6 +18,7 @@ from agents.chances import SHIPPED as SHIPPED_CHANCES
 from agents.chances import Chances
 from agents.neural import NeuralAgent
 from agents.rollouts import CONTRACT_PHASES, Rollouts, TrueDeal, deal_of
+from agents.search import SearchAgent
 from nets import NetworkSpec, build_network, load_checkpoint, widen
 from nets.shipped import NETWORKS
 from smear_env import NUM_ACTIONS, OBS_DIM, DealSampler, Game, Phase, Rules, SmearVectorEnv, observe, seat_view
@@ -144,8 +145,18 @@ def test_distill_labels_positions_with_the_teachers_scores_and_fits_a_playable_n
     # Self-play that keeps fitting the teacher's positions beside its Monte-Carlo loss.
     config = dmc.Config(runs_dir=str(tmp_path), run_name="kept", total_steps=2_000, num_envs=16, hidden=(16,), warmup=200,
                         batch_size=32, num_actors=0, eval_every=10**9, teacher_positions=str(out / "positions"))  # fmt: skip
-    log = (dmc.train(config) / "train.log").read_text()
+    folder = dmc.train(config)
+    log = (folder / "train.log").read_text()
     assert "teacher_loss" in log and "q_loss" in log
+    # The positions' generator is saved with the run: a resumed run draws the batches it would have drawn.
+    saved = load_checkpoint(folder / "checkpoint.pt").extra["teacher_rng"]
+    taught = dmc.TeacherBatches(str(out / "positions"), torch.device("cpu"), seed=12345)
+    taught.generator.set_state(saved)
+    first = taught(64)
+    taught.generator.set_state(saved)
+    assert all(torch.equal(a, b) for a, b in zip(first, taught(64), strict=True))
+    fresh = dmc.TeacherBatches(str(out / "positions"), torch.device("cpu"), seed=config.seed)
+    assert not torch.equal(fresh(64)[1], first[1])  # the run drew from its generator: not back at its seed
 
 
 def test_r1_distill_teaches_a_network_its_values_over_the_orders_of_the_suits(tmp_path, capsys):
@@ -633,4 +644,10 @@ def test_r11_the_oracle_search_told_some_hands_deals_them_true_and_the_rest_cons
                 assert not told or sorted(places[others.index(s)]) == sorted(game.holding[s])
                 assert not {card_str(c)[-1] for c in places[others.index(s)]} & set(view.voids[s])
             checked += 1
+        # ``--when``: told at the contract decisions or in the card play only; elsewhere the model's own deals.
+        search.when = "contract" if view.phase == Phase.PLAY else "play"
+        untold = search._sampler(view, observe(game, seat)).deal(np.random.default_rng(g))
+        plain = SearchAgent._sampler(search, view, observe(game, seat)).deal(np.random.default_rng(g))
+        assert [sorted(h) for h in untold] == [sorted(h) for h in plain]
+        search.when = "all"
     assert checked > 20

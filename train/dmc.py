@@ -173,26 +173,28 @@ class Replay:
         return unpack(self.obs[idx]), self.action[idx], self.ret[idx]
 
 
-def teacher_batches(folder: str, device: torch.device, seed: int) -> Callable[[int], tuple[torch.Tensor, ...]]:
-    """Batches of a train.distill positions folder, kept and drawn on ``device``: observations, the teacher's
+class TeacherBatches:
+    """Batches of a train.distill positions folder, kept and drawn on ``device`` by a generator of their own
+    (saved in checkpoints, so a resumed run draws what it would have drawn): observations, the teacher's
     values, legal actions."""
-    try:
-        data = load_positions([Path(folder)])
-    except ValueError as e:
-        raise ValueError(f"config teacher_positions={folder!r}: {e}") from None
-    if data["obs"].shape[1] != OBS_DIM:
-        raise ValueError(f"config teacher_positions={folder!r}: observations of {data['obs'].shape[1]} values, not {OBS_DIM}")
-    obs, goal, legal = as_tensors(data)
-    packed = torch.from_numpy(pack(obs.numpy())).to(device)
-    goal, legal = goal.to(device), legal.to(device)
-    generator = torch.Generator(device=device)
-    generator.manual_seed(seed)
 
-    def batch(n: int) -> tuple[torch.Tensor, ...]:
-        rows = torch.randint(len(packed), (n,), device=device, generator=generator)
-        return unpack(packed[rows]), goal[rows], legal[rows]
+    def __init__(self, folder: str, device: torch.device, seed: int):
+        try:
+            data = load_positions([Path(folder)])
+        except ValueError as e:
+            raise ValueError(f"config teacher_positions={folder!r}: {e}") from None
+        if data["obs"].shape[1] != OBS_DIM:
+            raise ValueError(f"config teacher_positions={folder!r}: observations of {data['obs'].shape[1]} values, not {OBS_DIM}")
+        obs, goal, legal = as_tensors(data)
+        self.device = device
+        self.packed = torch.from_numpy(pack(obs.numpy())).to(device)
+        self.goal, self.legal = goal.to(device), legal.to(device)
+        self.generator = torch.Generator(device=device)
+        self.generator.manual_seed(seed)
 
-    return batch
+    def __call__(self, n: int) -> tuple[torch.Tensor, ...]:
+        rows = torch.randint(len(self.packed), (n,), device=self.device, generator=self.generator)
+        return unpack(self.packed[rows]), self.goal[rows], self.legal[rows]
 
 
 def dmc_loss(
@@ -247,7 +249,7 @@ def train(config: Config, start: Start | None = None, report: Callable[[dict[str
     spec = NetworkSpec("q_split" if split else "q", config.hidden)
     if start_from is not None and start_from.network != spec:
         raise ValueError(f"config init={config.init!r}: its network {start_from.network} is not this run's {spec}")
-    taught = teacher_batches(config.teacher_positions, device, config.seed) if config.teacher_positions else None
+    taught = TeacherBatches(config.teacher_positions, device, config.seed) if config.teacher_positions else None
     if config.chances:
         Chances.load(config.chances)  # a ValueError naming the file before anything runs
     torch.set_num_threads(config.torch_threads)
@@ -285,6 +287,16 @@ def train(config: Config, start: Start | None = None, report: Callable[[dict[str
         replay = Replay(config.buffer_size, device, config.seed + run.step)
         if run.resumed and "replay_rng" in run.resumed.extra:
             replay.generator.set_state(run.resumed.extra["replay_rng"])
+        if run.resumed and taught is not None and "teacher_rng" in run.resumed.extra:
+            taught.generator.set_state(run.resumed.extra["teacher_rng"])
+
+        def state() -> dict:
+            """What a resumed run needs beside the network: the optimizer, the counters and every generator."""
+            taught_rng = {} if taught is None else {"teacher_rng": taught.generator.get_state()}
+            return dict(optimizer=optimizer.state_dict(), updates=updates, rng=rng_state(rng),
+                        replay_rng=replay.generator.get_state(), pool=[s for s, _ in pool],
+                        pool_steps=[t for _, t in pool], **taught_rng)  # fmt: skip
+
         steps_at_start, started, finished = run.step, run.start_clock(), []
         # Sums of the round's losses, kept on the device (read once a round: no wait for the device per step).
         sums = {name: torch.zeros((), device=device) for name in ("q_loss", "anchor_loss", "teacher_loss")}
@@ -349,16 +361,12 @@ def train(config: Config, start: Start | None = None, report: Callable[[dict[str
                 if run.due("eval", config.eval_every):
                     run.evaluate(q, report)
                 if run.checkpoint_due():
-                    run.checkpoint(q, optimizer=optimizer.state_dict(), updates=updates, rng=rng_state(rng),
-                                   replay_rng=replay.generator.get_state(), pool=[s for s, _ in pool],
-                                   pool_steps=[t for _, t in pool])  # fmt: skip
+                    run.checkpoint(q, **state())
         finally:
             actors.close()
 
         speed = (run.step - steps_at_start) / max(time.time() - started, 1e-9)
-        run.finish(q, report, speed, optimizer=optimizer.state_dict(), updates=updates, rng=rng_state(rng),
-                   replay_rng=replay.generator.get_state(), pool=[s for s, _ in pool],
-                   pool_steps=[t for _, t in pool])  # fmt: skip
+        run.finish(q, report, speed, **state())
     return run.folder
 
 
