@@ -1,7 +1,7 @@
 """Is never bidding 2 right? A network's opening bids judged against bidding 2, by rollouts of its own play.
 
 Run: ``python benchmarks/bid_two.py [--net neural] [--positions 400] [--deals 256] [--chances chance] [--seed 0]``,
-or ``python benchmarks/bid_two.py --heard 4096 [--net neural] [--seed 2]`` for what the bidder has heard.
+or ``python benchmarks/bid_two.py --heard 20000 [--net neural] [--seed 2]`` for what the bidder has heard.
 
 A bid of 2 is open only to a seat before anyone has bid (R6: each bid beats the highest so far). The
 network plays itself; at every bidding turn where 2 is legal, every legal action (pass, 2, 3, 4) is
@@ -115,11 +115,11 @@ def heard(network: NeuralAgent, name: str, contracts: int, seed: int) -> None:
         for i in np.flatnonzero(bidding):
             calls[i][int(seats[i])] = int(actions[i])
         obs, _, _, _, info = venv.step(actions)
-        for i in np.flatnonzero(bidding & (venv.phase == Phase.TRUMP)):  # the bidding of game i has just ended
+        for i in np.flatnonzero(bidding & (venv.phase == Phase.TRUMP))[: contracts - counted]:  # its bidding has just ended
             bidder, dealer = int(venv.bidder[i]), int(venv.dealer[i])
             partner = calls[i].get((bidder + 2) % 4)
             key = (PLACES[(bidder - dealer - 1) % 4], "none (the bidding had ended)" if partner is None else BIDS[partner])
-            rows[key] = rows.get(key, 0) + (counted < contracts)
+            rows[key] = rows.get(key, 0) + 1
             counted += 1
         for i in np.flatnonzero(info["hand_over"]):  # scored or thrown in (R7): the next deal's bidding starts afresh
             calls[i] = {}
