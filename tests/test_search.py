@@ -20,6 +20,7 @@ from agents.neural import NeuralAgent
 from agents.rollouts import CONTRACT_PHASES, Rollouts, TrueDeal, deal_of
 from agents.search import SearchAgent
 from nets import NetworkSpec, build_network, load_checkpoint, widen
+from nets.device import resolve_device
 from nets.shipped import NETWORKS
 from smear_env import NUM_ACTIONS, OBS_DIM, DealSampler, Game, Phase, Rules, SmearVectorEnv, observe, seat_view
 from smear_env.actions import DISCARD_BASE, PLAY_BASE
@@ -150,12 +151,13 @@ def test_distill_labels_positions_with_the_teachers_scores_and_fits_a_playable_n
     assert "teacher_loss" in log and "q_loss" in log
     # The positions' generator is saved with the run: a resumed run draws the batches it would have drawn.
     saved = load_checkpoint(folder / "checkpoint.pt").extra["teacher_rng"]
-    taught = dmc.TeacherBatches(str(out / "positions"), torch.device("cpu"), seed=12345)
+    device = resolve_device(config.device)  # the run's own (a CUDA generator's state where torch sees CUDA)
+    taught = dmc.TeacherBatches(str(out / "positions"), device, seed=12345)
     taught.generator.set_state(saved)
     first = taught(64)
     taught.generator.set_state(saved)
     assert all(torch.equal(a, b) for a, b in zip(first, taught(64), strict=True))
-    fresh = dmc.TeacherBatches(str(out / "positions"), torch.device("cpu"), seed=config.seed)
+    fresh = dmc.TeacherBatches(str(out / "positions"), device, seed=config.seed)
     assert not torch.equal(fresh(64)[1], first[1])  # the run drew from its generator: not back at its seed
 
 
