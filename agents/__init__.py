@@ -1,6 +1,7 @@
 """Agents for smear-rl behind one interface, found by a registry, and the arena that plays them against each other."""
 
-from .base import RENAMED, Agent, AgentEntry, load_agent, register, registered, rename, spec_help
+from .base import Agent
+from .registry import RENAMED, AgentEntry, load_agent, register, registered, rename, spec_help
 
 # The built-in agents: an id, where the class is, what a spec may say to it.
 NETWORK_OPTIONS = {"device": str, "any_rules": bool, "suits": int}  # every network agent's (agents.neural)

@@ -2,7 +2,7 @@
 
 ``python -m train.chances`` makes one from a network's own hands (see that module); DMC's
 ``target: chance``, the rollouts of ``search`` (``chances=FILE``) and
-``benchmarks/contract_regret.py --chances`` read it to value a hand by the change it makes to the
+``experiments/contract_regret.py --chances`` read it to value a hand by the change it makes to the
 team's chance of winning instead of by its margin. The kit ships one, ``chance`` (the table of the
 built-in ``chance`` network's own play): wherever a table is asked for, that name gives it.
 """
@@ -18,7 +18,6 @@ from nets.shipped import CHANCES
 from smear_env import SmearVectorEnv
 
 FORMAT = "smear-chances/1"
-SHIPPED = CHANCES  # made by the command in nets/weights/chance.json
 
 
 @dataclass(frozen=True)
@@ -66,7 +65,7 @@ class Chances:
     def load(cls, path: str | Path) -> Chances:
         """A table ``python -m train.chances`` wrote (``chance``: the shipped one); a ValueError naming the file
         if it is not one."""
-        path = SHIPPED if str(path) == "chance" else path
+        path = CHANCES if str(path) == "chance" else path
         try:
             with np.load(path) as data:
                 if str(data["format"]) != FORMAT:

@@ -1,7 +1,7 @@
 """The network agent: a policy trained by ``train.dmc`` or ``train.ppo``, played from a checkpoint (``nets`` format).
 
 One agent, its weights named by its spec: ``neural`` plays the shipped network (``chance``'s, taught its
-own values averaged over the orders of the suits; docs/lab_notebook.md), ``neural:NAME`` any other shipped
+own values averaged over the orders of the suits; docs/research), ``neural:NAME`` any other shipped
 network by its name (``neural:distilled``, ``neural:chance``, ``neural:dmc``: ``nets.shipped``),
 ``neural:PATH`` a checkpoint, ``neural:A+B+...`` the mean of several Q-networks' values (an output
 ensemble; each a path or a shipped name, ``neural:chance+runs/x/checkpoint.pt``). The names 0.2.0 gave

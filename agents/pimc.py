@@ -74,8 +74,8 @@ class PIMCAgent(Agent):
 
     def __init__(self, samples: int = 20, seconds: float = 0.1) -> None:
         super().__init__()
-        if samples < 1 or seconds <= 0:
-            raise ValueError(f"pimc: samples={samples} must be >= 1 and seconds={seconds} > 0")
+        if not (samples >= 1 and 0 < seconds <= 3600):
+            raise ValueError(f"pimc: samples={samples} must be 1 or more and seconds={seconds} above 0 and at most 3600")
         self.samples = samples
         self.seconds = seconds
         self.solver = Solver()

@@ -109,7 +109,7 @@ def play_out(
 
 class TrueDeal:
     """A sampler (``DealSampler.deal``'s places) that always deals the hidden cards as they are in ``game``:
-    what no agent knows, for the measures that may see it (``benchmarks/search_oracle.py``)."""
+    what no agent knows, for the measures that may see it (``experiments/search_oracle.py``)."""
 
     def __init__(self, game: Game, view: SeatView) -> None:
         others = [s for s in range(4) if s != view.seat]
@@ -146,7 +146,7 @@ class Rollouts:
     def _env(self, games: int, rules: Rules) -> SmearVectorEnv:
         env = self._envs.get(games)
         if env is None or env.rules != rules:
-            env = SmearVectorEnv(games, seed=0, reward="margin", copy=False, **rules.to_dict())  # hands go on: no new game each
+            env = SmearVectorEnv(games, seed=0, reward="margin", copy=False, rules=rules)  # hands go on: no new game each
             env.reset()
             self._envs[games] = env
         return env

@@ -10,16 +10,18 @@ its options changed by the keys given. The options, by the part of the search th
 * the rollouts: ``chances`` (a table, or ``chance``: the shipped one), ``infer``, ``draws``;
 * where it runs: ``device``.
 
-========  =========================================================================  ==================================
-preset    options                                                                    measured (docs/lab_notebook.md)
-========  =========================================================================  ==================================
-pimc      samples=20, seconds=0.09, net=dmc, blend=0.5 (the others off)              0.772 against ``pimc`` (2,000 games)
-rollouts  net=distilled, rollouts=64, play_rollouts=64, mix=1                        0.556 against ``neural:distilled``
-chance    net=chance, rollouts=64, play_rollouts=64, mix=1, chances=chance           0.593 against ``neural:distilled``
-========  =========================================================================  ==================================
+========  =========================================================================
+preset    options
+========  =========================================================================
+pimc      samples=20, seconds=0.09, net=dmc, blend=0.5 (the others off)
+rollouts  net=distilled, rollouts=64, play_rollouts=64, mix=1
+chance    net=chance, rollouts=64, play_rollouts=64, mix=1, chances=chance
+========  =========================================================================
+
+What each preset wins is measured in docs/results.md ("Search"), not here.
 
 * **Bidding, trump, discards**: the network (by default ``dmc``, the first release's DMC Q-network,
-  which the figures in docs/lab_notebook.md were measured with) decides. Solving a deal with open cards
+  the network the presets were first measured with) decides. Solving a deal with open cards
   values a contract as if the bidder could see every hand; it bids and declares far too boldly
   (PIMC's weak spot), while the network learnt from results. With ``rollouts=R`` (default 0:
   off) each legal trump and discard is valued instead by ``R`` deals from the model of the
@@ -27,7 +29,7 @@ chance    net=chance, rollouts=64, play_rollouts=64, mix=1, chances=chance      
   own observation (``agents.rollouts``): the network's own imperfect-information play, not
   open cards. That value is blended with the network's as in the card play. The bids stay the
   network's: measured against 256-deal rollouts its bids lose 0.001 points a decision, and
-  the rollouts' own noise costs more than that (docs/lab_notebook.md, "Search over learned models").
+  the rollouts' own noise costs more than that (docs/research, 2026-12-01, "Search over learned models").
 * **Card play**: for each decision, ``samples`` deals are drawn from the model of the hidden
   cards (``nets`` kind ``beliefs``: for each unseen card, where it lies given everything the
   seat saw, the bids included), still exactly consistent with the view
@@ -51,7 +53,7 @@ chance    net=chance, rollouts=64, play_rollouts=64, mix=1, chances=chance      
   cards either); the search knows what the network cannot compute (this deal's exact
   endings). In the first ``net_tricks`` tricks the network plays alone.
 
-docs/lab_notebook.md lists the ablations (which part earns what) with the commands that measured them.
+The research pages (docs/research) list the ablations (which part earns what) with the commands that measured them.
 """
 
 from __future__ import annotations
@@ -91,6 +93,16 @@ PRESETS: dict[str, dict[str, object]] = {
 PRESETS["rollouts"] = PRESETS["pimc"] | dict(net="distilled", rollouts=64, play_rollouts=64, mix=1.0)
 PRESETS["chance"] = PRESETS["rollouts"] | dict(net="chance", chances="chance")
 """The named settings of the table in the module docstring: each option's value."""
+RANGES: dict[str, tuple[float, float]] = {
+    "blend": (0, 100),  # the network's weight beside the search value
+    "mix": (0, 1),  # the rollouts' share of a card's search value
+    "infer": (0, 100),  # the temperature of inference from the play (points; 0: off)
+    "net_tricks": (0, 6),  # tricks the network plays alone (a hand has six, R11)
+    "rollouts": (0, 100_000),
+    "play_rollouts": (0, 100_000),
+    "draws": (1, 64),
+}
+"""Each numeric option's allowed values, from and to (both included)."""
 ROLLED = (Phase.TRUMP, Phase.DISCARD)  # the contract decisions ``rollouts`` values (the bids stay the network's)
 
 
@@ -126,12 +138,13 @@ class SearchAgent(PIMCAgent):
         device: str,
     ) -> None:
         super().__init__(samples, seconds)
-        if blend < 0 or net_tricks < 0 or rollouts < 0 or play_rollouts < 0:
-            raise ValueError(
-                f"search: blend={blend}, net_tricks={net_tricks}, rollouts={rollouts} and play_rollouts={play_rollouts} must be 0 or more"
-            )
-        if not 0 <= mix <= 1:
-            raise ValueError(f"search: mix={mix} must be in [0, 1] (the rollouts' share of a card's search value)")
+        for key, value, (low, high) in (
+            ("blend", blend, RANGES["blend"]), ("mix", mix, RANGES["mix"]), ("infer", infer, RANGES["infer"]),
+            ("net_tricks", net_tricks, RANGES["net_tricks"]), ("rollouts", rollouts, RANGES["rollouts"]),
+            ("play_rollouts", play_rollouts, RANGES["play_rollouts"]), ("draws", draws, RANGES["draws"]),
+        ):  # fmt: skip
+            if not low <= value <= high:  # NaN fails too
+                raise ValueError(f"search: {key}={value} must be from {low} to {high}")
         self.network = NeuralAgent(net, device)
         table = Chances.load(chances) if chances else None
         if table is not None and not (rollouts or play_rollouts):

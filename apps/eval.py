@@ -9,8 +9,8 @@ import sys
 from typing import Any
 
 from agents.arena import MatchResult, format_summary, league_ratings, plot_ratings, pool_matches, run_match, short_labels
-from agents.base import load_agent, spec_help, with_option
 from agents.ray_cluster import need_ray
+from agents.registry import load_agent, spec_help, with_option
 from smear_env.extras import MissingExtraError, command, need
 from smear_env.files import atomic_write
 from smear_env.flags import add_rule_flags, command_parser, rules_from_args

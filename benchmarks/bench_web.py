@@ -79,24 +79,34 @@ def play_tables(
     return timings, errors, games
 
 
-def serve_and_play(tables: int, seed: int, partner: str) -> dict:
-    """Start ``smear-web`` (its own process, on a free loopback port), play ``tables`` clients, stop it; the figures."""
+def start_server(source: Path | None, *flags: str) -> tuple[subprocess.Popen, str]:
+    """``smear-web`` in a process of its own on a free loopback port, from this checkout or from ``source`` (another
+    checkout of the kit, e.g. the previous commit's, for a baseline in the same run); the process and its URL,
+    once it answers."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    command = [str(Path(sys.executable).parent / "smear-web"), "--port", str(port), "--tables-per-client", str(max(32, tables))]
-    server = subprocess.Popen(command, stderr=subprocess.DEVNULL, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    root = str((source or Path(__file__).parent.parent).resolve())
+    code = f"import sys; sys.path.insert(0, {root!r}); from apps.web.app import main; sys.exit(main())"
+    command = [sys.executable, "-c", code, "--port", str(port), *flags]
+    server = subprocess.Popen(command, stderr=subprocess.DEVNULL, env={**os.environ, "PYTHONUNBUFFERED": "1"}, cwd=root)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            httpx.get(f"{url}/api/agents", timeout=2)
+            return server, url
+        except httpx.HTTPError:
+            if time.monotonic() > deadline or server.poll() is not None:
+                server.kill()
+                raise RuntimeError("smear-web did not start") from None
+            time.sleep(0.2)
+
+
+def serve_and_play(tables: int, seed: int, partner: str, source: Path | None = None) -> dict:
+    """Start ``smear-web`` (its own process, on a free loopback port), play ``tables`` clients, stop it; the figures."""
+    server, url = start_server(source, "--tables-per-client", str(max(32, tables)))
     try:
-        url = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                httpx.get(f"{url}/api/agents", timeout=2)
-                break
-            except httpx.HTTPError:
-                if time.monotonic() > deadline or server.poll() is not None:
-                    raise RuntimeError("smear-web did not start") from None
-                time.sleep(0.2)
         started = time.perf_counter()
         timings, errors, games = play_tables(url, tables, seed, partner=partner)
         seconds = time.perf_counter() - started
@@ -127,10 +137,13 @@ def main(argv: list[str] | None = None) -> int:
         "--partners", default="heuristic,neural", help="the partner specs, one run each (default heuristic,neural)"
     )
     parser.add_argument("--json", help="write the figures here too")
+    parser.add_argument(
+        "--source", type=Path, help="serve another checkout of the kit (a baseline, e.g. a git worktree of the previous commit)"
+    )
     args = parser.parse_args(argv)
     runs = []
     for partner in args.partners.split(","):
-        figures = serve_and_play(args.tables, args.seed, partner)
+        figures = serve_and_play(args.tables, args.seed, partner, args.source)
         runs.append(figures)
         print(
             f"{args.tables} tables at once, partner {partner} + 2 heuristic opponents + a scripted client each: "

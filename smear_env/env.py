@@ -76,7 +76,7 @@ from .observer import OBS_DIM, STATE_DIM, layout_table, observe
 from .observer import state as global_state
 from .records import write_records
 from .render import render_table
-from .rules import REWARDS, Rules, check_episode_settings
+from .rules import REWARDS, Rules, check_episode_settings, rules_of
 
 __doc__ = (
     __doc__.replace("{layout}", "\n".join("    " + line for line in layout_table().splitlines()))
@@ -193,15 +193,16 @@ class raw_env(AECEnv):
         episode: str = "game",
         reward: str = "game",
         keep_records: bool = False,
+        rules: Rules | None = None,
         **rule_settings: Any,
     ) -> None:
         super().__init__()
         if render_mode not in (None, "human", "ansi"):
             raise ValueError(f"render_mode={render_mode!r}: allowed are None, 'human', 'ansi'")
         check_episode_settings(episode, reward)
-        self.rules = Rules.from_dict(rule_settings)
+        self.rules = rules_of(rules, rule_settings)
         self.render_mode = render_mode
-        self.episode = episode
+        self.episode_mode = episode
         self.reward_mode = reward
         self._mode = REWARDS.index(reward)
         self.keep_records = keep_records
@@ -236,6 +237,12 @@ class raw_env(AECEnv):
         """``Discrete(NUM_ACTIONS)``, the same for every agent (the mask says which are legal)."""
         return self.action_spaces[agent]
 
+    @property
+    def episode(self) -> str:
+        """0.3.0's name of ``episode_mode`` (one name for one setting in every env; this one warns)."""
+        warnings.warn("raw_env.episode is now spelled episode_mode", DeprecationWarning, stacklevel=2)
+        return self.episode_mode
+
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         """Start a new episode; ``seed`` seeds the deals (the same seed, the same cards)."""
         if seed is not None or self._entropy is None:
@@ -244,7 +251,7 @@ class raw_env(AECEnv):
         # Episode e of a run seeded S is game (S, slot 0, e): the batched engine deals the same cards.
         rng = game_rng(self._entropy, 0, self._episode)
         self._game = Game(
-            self.rules, rng, game_id=game_label(self._entropy, 0, self._episode), stop_after_hand=self.episode == "hand"
+            self.rules, rng, game_id=game_label(self._entropy, 0, self._episode), stop_after_hand=self.episode_mode == "hand"
         )
         self._episode += 1
         self.agents = list(self.possible_agents)

@@ -13,11 +13,23 @@ from typing import Any
 
 from .actions import DISCARD_BASE, MAX_BID, PASS, PLAY_BASE, TRUMP_BASE, action_name, bid_action
 from .cards import SUITS, card_str, parse_card
-from .game import Game, Phase, tally, team_of, trick_winner
+from .game import Game, Phase, Tally, tally, team_of, trick_winner
 from .rules import Rules
 from .view import SeatView, seat_view
 
 SUIT_NAMES = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
+SUIT_SIGNS = {"C": "\u2663", "D": "\u2666", "H": "\u2665", "S": "\u2660"}
+
+
+def card_face(name: str) -> str:
+    """A card as its face shows it, for people: ``TH`` -> ``10\u2665``, ``QC`` -> ``Q\u2663``."""
+    return ("10" if name[0] == "T" else name[0]) + SUIT_SIGNS[name[1]]
+
+
+def faces_text(cards: list[str] | tuple[str, ...]) -> str:
+    """Card names as faces, by suit, high to low (``A\u2665 J\u2665 7\u2665 K\u2660``); ``none`` for none."""
+    ranked = sorted(cards, key=lambda name: (SUITS.index(name[1]), -parse_card(name)))
+    return " ".join(card_face(c) for c in ranked) or "none"
 
 
 def cards_text(cards: list[str] | tuple[str, ...]) -> str:
@@ -129,9 +141,11 @@ def render_table(game: Game, seat: int | None = None, legal: bool = True) -> str
 # ---------------------------------------------------------------------- a hand told to a person
 
 
-def announce(game: Game, seat: int, action: int, me: int) -> str:
-    """What the table sees of ``seat``'s move, said to ``me`` (called before the move is made)."""
+def announce(game: Game, seat: int, action: int, me: int, faces: bool = False) -> str:
+    """What the table sees of ``seat``'s move, said to ``me`` (called before the move is made); cards by their
+    codes (``TH``, what a terminal player types) or, with ``faces``, as their faces show them (``10\u2665``)."""
     who = "You" if seat == me else f"Seat {seat}"
+    name = (lambda card: card_face(card_str(card))) if faces else card_str
     if game.phase == Phase.BID:
         return f"{who}: {action_name(action)}"
     if game.phase == Phase.TRUMP:
@@ -139,28 +153,30 @@ def announce(game: Game, seat: int, action: int, me: int) -> str:
     if game.phase == Phase.DISCARD:
         # R10 and "Who knows what": only the bidder sees its discards.
         left = len(game.holding[seat]) - 6 - 1
-        shown = card_str(action - DISCARD_BASE) if seat == me else "a card face down"
+        shown = name(action - DISCARD_BASE) if seat == me else "a card face down"
         return f"{who} discarded {shown}" + (f" ({left} more to go)" if left else "")
-    return f"{who} played {card_str(action - PLAY_BASE)}"
+    return f"{who} played {name(action - PLAY_BASE)}"
 
 
-def after_move(game: Game, seat: int, action: int, me: int) -> list[str]:
+def after_move(game: Game, seat: int, action: int, me: int, faces: bool = False) -> list[str]:
     """What the table learns from ``seat``'s move beyond the move itself: a trick won, a kitty
-    picked up (called before the move is made)."""
+    picked up (called before the move is made); ``faces`` as for :func:`announce`."""
     lines = []
+    name = (lambda card: card_face(card_str(card))) if faces else card_str
+    many = faces_text if faces else cards_text
     if game.phase == Phase.PLAY and len(game.trick) == 3:
         plays = [*game.trick, (seat, action - PLAY_BASE)]
         assert game.trump is not None
         winner = trick_winner(plays, game.trump)
         who = "you" if winner == me else f"seat {winner}"
         team = "your team" if team_of(winner) == team_of(me) else "the other team"
-        lines.append(f"Trick {len(game.tricks) + 1} won by {who} with {card_str(dict(plays)[winner])} ({team}).")
+        lines.append(f"Trick {len(game.tricks) + 1} won by {who} with {name(dict(plays)[winner])} ({team}).")
     ends_bidding = game.phase == Phase.BID and (seat == game.dealer or action == bid_action(MAX_BID))
     if ends_bidding and (action != PASS or game.bidder is not None):
         bidder = seat if action != PASS else game.bidder
         k = game.rules.kitty_size
         if bidder == me:
-            picked = cards_text([card_str(c) for c in game.kitty[:k]])
+            picked = many([card_str(c) for c in game.kitty[:k]])
             lines.append(f"You are the bidder; you pick up from the kitty: {picked}")
         else:
             lines.append(f"Seat {bidder} is the bidder and picks up {k} kitty card(s) face down.")
@@ -193,6 +209,33 @@ def explain_hand(record: dict[str, Any], seat: int, rules: Rules | None = None) 
     before, after = record["score_before"], record["score_after"]
     lines.append(f"  Score: your team {before[mine]} -> {after[mine]}, the other team {before[1 - mine]} -> {after[1 - mine]}")
     return "\n".join(lines)
+
+
+def point_details(record: dict[str, Any]) -> list[dict[str, Any]]:
+    """The four points of a played hand, each with who took it and by which card (the engine's own account,
+    :class:`smear_env.game.Tally`): High and Low the card and the seat that played it, Jack the seat that won
+    the trick holding it, Game each team's game-count (the bidder's discards included). Rows of ``point``,
+    ``team`` (None: nobody), ``seat``, ``card`` (a code, or None) and, for Game, ``counts``."""
+    rules = Rules.from_dict({k: v for k, v in record["rules"].items() if k in Rules.field_names()})
+    account = Tally(SUITS.index(record["trump"]), rules.high_low_in_play)
+    jack: tuple[int, int] | None = None
+    for trick in record["tricks"]:
+        plays = [(s, parse_card(c)) for s, c in trick["plays"]]
+        account.add_trick(plays, trick["winner"])
+        if any(c == f"J{record['trump']}" for _, c in trick["plays"]):
+            jack = (parse_card(f"J{record['trump']}"), trick["winner"])
+    points = record["points"]
+
+    def row(point: str, held: tuple[int, int] | None) -> dict[str, Any]:
+        seat = None if held is None else held[1]
+        return {"point": point, "team": points[point], "seat": seat, "card": None if held is None else card_str(held[0])}
+
+    return [
+        row("high", account.high),
+        row("low", account.low),
+        row("jack", jack),
+        {"point": "game", "team": points["game"], "seat": None, "card": None, "counts": list(record["game_count"])},
+    ]
 
 
 def describe_hand(record: dict[str, Any]) -> str:

@@ -80,3 +80,14 @@ def check_episode_settings(episode: str, reward: str) -> None:
         raise ValueError(f"reward={reward!r}: allowed are {REWARDS}")
     if episode == "hand" and reward == "game":
         raise ValueError("reward='game' needs episode='game'; with episode='hand' use reward='hand' or 'margin'")
+
+
+def rules_of(rules: Rules | None, rule_settings: dict[str, Any]) -> Rules:
+    """The rule settings of an env: ``rules`` (a checked :class:`Rules`) or the settings as keywords, not both."""
+    if rules is None:
+        return Rules.from_dict(rule_settings)
+    if not isinstance(rules, Rules):
+        raise TypeError(f"rules={rules!r}: a smear_env.Rules (or give the settings as keywords, kitty_size=2, ...)")
+    if rule_settings:
+        raise ValueError(f"give rules= or the rule settings as keywords ({', '.join(sorted(rule_settings))}), not both")
+    return rules

@@ -29,7 +29,7 @@ from .actions import NUM_ACTIONS
 from .core import team_reward
 from .game import Game, game_label, game_rng, run_entropy, team_of
 from .observer import OBS_DIM, observe
-from .rules import REWARDS, Rules, check_episode_settings
+from .rules import REWARDS, Rules, check_episode_settings, rules_of
 from .view import SeatView, seat_view
 
 
@@ -64,6 +64,7 @@ class SmearSingleAgentEnv(gym.Env):
         reward: str = "margin",
         illegal_action: str = "terminate",
         render_mode: str | None = None,
+        rules: Rules | None = None,
         **rule_settings: Any,
     ) -> None:
         if seat not in (0, 1, 2, 3):
@@ -74,7 +75,7 @@ class SmearSingleAgentEnv(gym.Env):
         if render_mode not in (None, "ansi"):
             raise ValueError(f"render_mode={render_mode!r}: None or 'ansi'")
         check_episode_settings(episode, reward)
-        self.rules = Rules.from_dict(rule_settings)
+        self.rules = rules_of(rules, rule_settings)
         self.seat = seat
         self.episode_mode, self.reward_mode, self.render_mode = episode, reward, render_mode
         self._mode = REWARDS.index(reward)

@@ -26,7 +26,7 @@ from .game import Game, IllegalActionError, Phase, game_label, game_rng, hand_re
 from .observer import OBS_DIM, STATE_DIM
 from .records import write_records
 from .render import render_table
-from .rules import REWARDS, Rules, check_episode_settings
+from .rules import REWARDS, Rules, check_episode_settings, rules_of
 
 BIT = (np.uint64(1) << np.arange(32, dtype=np.uint64)).astype(np.uint32)
 DEAL_CHUNK = 16  # deals drawn per game at a time (the same stream as one draw per hand)
@@ -74,6 +74,7 @@ class SmearVectorEnv(VectorEnv):
         record: str | list[int] | None = None,
         copy: bool = True,
         render_mode: str | None = None,
+        rules: Rules | None = None,
         **rule_settings: Any,
     ) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
@@ -82,7 +83,7 @@ class SmearVectorEnv(VectorEnv):
             raise ValueError(f"render_mode={render_mode!r}: None or 'ansi'")
         self.render_mode = render_mode
         check_episode_settings(episode, reward)
-        self.rules = Rules.from_dict(rule_settings)
+        self.rules = rules_of(rules, rule_settings)
         self.num_envs = n = int(num_envs)
         self.episode_mode = episode
         self.reward_mode = reward
@@ -498,7 +499,7 @@ class SmearVectorEnv(VectorEnv):
 
 def play_random_games_vector(rules: Rules, games: int, seed: int) -> list[dict[str, Any]]:
     """The same as :func:`smear_env.records.play_random_games` on the batched engine: one slot per game, run until each has ended once."""
-    venv = SmearVectorEnv(games, seed=seed, record="all", **rules.to_dict())
+    venv = SmearVectorEnv(games, seed=seed, record="all", rules=rules)
     venv.reset()
     rng = np.random.default_rng([seed, 1])
     finished = np.zeros(games, dtype=bool)

@@ -228,10 +228,10 @@ def test_export_suits_records_how_the_network_is_played(tmp_path, capsys):
 
 
 def test_contract_regret_judges_the_card_play_too():
-    """benchmarks/contract_regret.py --phases play: card-play decisions judged against the reference
+    """experiments/contract_regret.py --phases play: card-play decisions judged against the reference
     rollouts, a row of non-negative regrets for the network and each rollout count; an unknown phase is
     refused by name with the choices."""
-    script = Path(__file__).parent.parent / "benchmarks" / "contract_regret.py"
+    script = Path(__file__).parent.parent / "experiments" / "contract_regret.py"
     run = subprocess.run(
         [sys.executable, str(script), "--net", "chance", "--chances", "chance", "--phases", "play",
          "--positions", "6", "--reference", "8", "--deals", "4"],
@@ -246,10 +246,10 @@ def test_contract_regret_judges_the_card_play_too():
 
 
 def test_r6_bid_two_values_the_opening_bid_of_2_against_the_networks_choice():
-    """benchmarks/bid_two.py: the opening bids where 2 is open (R6: no bid yet), each legal bid valued on the
+    """experiments/bid_two.py: the opening bids where 2 is open (R6: no bid yet), each legal bid valued on the
     same deals by both measures; a row for every choice the network made and every place it bid from, and
     the table's answers to each forced opening (pass, 2, 3, 4). Nothing to judge is refused by name."""
-    script = Path(__file__).parent.parent / "benchmarks" / "bid_two.py"
+    script = Path(__file__).parent.parent / "experiments" / "bid_two.py"
     run = subprocess.run([sys.executable, str(script), "--positions", "6", "--deals", "8", "--seed", "2"],
                          capture_output=True, text=True, check=True, timeout=300)  # fmt: skip
     assert "6 opening bids of neural" in run.stdout
@@ -279,7 +279,7 @@ def test_r6_r7_bid_two_heard_counts_what_each_bidder_heard_from_its_partner():
     """``bid_two.py --heard N``: N contracts of whole games, by the bidder's place and its partner's call before
     the trump. Every row is one the rules allow: a partner who spoke after the bidder passed (a higher bid would
     have won, R6) or never spoke (a 4 ends the bidding, R7); one who spoke before it called less than 4."""
-    script = Path(__file__).parent.parent / "benchmarks" / "bid_two.py"
+    script = Path(__file__).parent.parent / "experiments" / "bid_two.py"
     run = subprocess.run([sys.executable, str(script), "--heard", "300", "--seed", "3"],
                          capture_output=True, text=True, check=True, timeout=300)  # fmt: skip
     assert "300 contracts of neural" in run.stdout

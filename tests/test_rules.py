@@ -328,3 +328,34 @@ def test_r11_throwing_off_while_holding_trump_reveals_only_the_suit_led():
     play_tricks(game, "AH 7H 8H JH")
     act(game, "AS", "QS", "JD")  # seat 2 holds TH but, out of spades, may throw a diamond
     assert game.voids[2] == [False, False, False, True]  # void in spades only; it still holds a trump
+
+
+@pytest.mark.parametrize("rules", [Rules(), Rules(high_low_in_play=True)], ids=["default", "r13v"])
+def test_r13_point_details_name_the_cards_the_engine_counted(rules):
+    """The summary a person reads (``render.point_details``): each point's side is the record's, High and Low the
+    trump played by a seat of that side (the ace and the seven unless R13v), Jack the jack of trump won by that side."""
+    from smear_env.records import play_random_games
+    from smear_env.render import point_details
+
+    checked = 0
+    for record in play_random_games(rules, 6, seed=13):
+        if record["redeal"]:
+            continue
+        rows = {row["point"]: row for row in point_details(record)}
+        assert {k: rows[k]["team"] for k in rows} == record["points"]
+        played = {card: seat for trick in record["tricks"] for seat, card in trick["plays"]}
+        for point, rank in (("high", "A"), ("low", "7")):
+            row = rows[point]
+            if row["team"] is None:
+                assert row["card"] is None
+                continue
+            assert row["card"][1] == record["trump"] and played[row["card"]] == row["seat"] and row["seat"] % 2 == row["team"]
+            if not rules.high_low_in_play:
+                assert row["card"][0] == rank
+        jack = rows["jack"]
+        if jack["team"] is not None:
+            winner = next(t["winner"] for t in record["tricks"] if jack["card"] in [c for _, c in t["plays"]])
+            assert jack["card"] == "J" + record["trump"] and jack["seat"] == winner and winner % 2 == jack["team"]
+        assert rows["game"]["counts"] == record["game_count"]
+        checked += 1
+    assert checked > 10

@@ -24,6 +24,15 @@ FLAGS = [
     "--no-first-run",
 ]
 CARD = re.compile(r"(?<![A-Za-z0-9])[789TJQKA][CDHS](?![A-Za-z0-9])")
+FACE = re.compile(r"(?<![0-9A-Za-z])(10|[789JQKA])([\u2663\u2666\u2665\u2660])")
+SUIT_OF_SIGN = {"\u2663": "C", "\u2666": "D", "\u2665": "H", "\u2660": "S"}
+
+
+def cards_named(text: str) -> set[str]:
+    """The cards a text names, by their codes (``TH``) or as their faces show them (``10\u2665``)."""
+    faces = {("T" if rank == "10" else rank) + SUIT_OF_SIGN[sign] for rank, sign in FACE.findall(text)}
+    return set(CARD.findall(text)) | faces
+
 
 pytestmark = pytest.mark.xdist_group("browser")
 
@@ -112,7 +121,7 @@ def test_a_whole_game_by_clicking_shows_nothing_hidden(server, browser, tmp_path
         state = page.evaluate("window.smearState")
         assert not page.locator("#error").is_visible(), page.inner_text("#error")
         view = state["view"]
-        shown = set(CARD.findall(page.content()))
+        shown = cards_named(page.content())
         assert shown <= knowledge(state), f"hidden cards in the page: {shown - knowledge(state)}"
         assert not leaks, leaks
         checked += 1
@@ -121,16 +130,30 @@ def test_a_whole_game_by_clicking_shows_nothing_hidden(server, browser, tmp_path
         fits(page, viewport)
         log = page.locator("#log-box")  # the newest move is in view
         assert log.evaluate("b => b.scrollTop + b.clientHeight >= b.scrollHeight - 2")
+        log_text = page.inner_text("#log")
+        assert not CARD.search(log_text), f"card codes in the log: {CARD.findall(log_text)}"  # faces, as the cards show
+        assert "Hand 0" not in log_text and "hand 0" not in page.inner_text("main")  # hands counted from 1
         if state["summary"]:
             assert page.locator("#summary").is_visible() and not page.locator("#table").is_visible()  # no next hand behind it
+            number = state["summary"]["hand_index"] + 1
+            assert page.inner_text("#summary-title").startswith(f"Hand {number}")
+            assert page.evaluate("document.activeElement.id") == "continue"
+            nxt = page.locator("#continue").bounding_box()
+            assert nxt is not None and nxt["y"] + nxt["height"] <= viewport["height"], "Next hand below the first screen"
+            if not page.locator("#all-hands").evaluate("d => d.open"):
+                page.click("#all-hands summary")  # a phone: the four hands behind their toggle
             text = page.inner_text("#summary")
             assert "You were dealt" in text and "You was" not in text and "Seat 2 " not in text
+            assert not CARD.search(page.inner_text("#hand-result"))
+            if not state["summary"]["redeal"]:
+                rows = page.locator("#hand-result th").all_inner_texts()
+                assert rows == ["Contract", "High", "Low", "Jack", "Game", "Score, us first"], rows
+                assert not page.locator("#point-rules").evaluate("d => d.open")  # the explanations behind a toggle
             if not state["summary"]["redeal"] and state["summary"]["rules"]["kitty_size"]:
                 assert page.locator("#summary .card.picked").count() == 3  # the kitty cards picked up, marked
                 if "summary" not in shots:
                     page.screenshot(path=str(ARTEFACTS / f"web_summary_{screen}.png"), full_page=True)
                     shots.add("summary")
-            assert page.evaluate("document.activeElement.id") == "continue"
             page.click("#continue")
         else:
             legal = sorted(a["id"] for a in view["legal_actions"])
@@ -145,7 +168,13 @@ def test_a_whole_game_by_clicking_shows_nothing_hidden(server, browser, tmp_path
                 plain_bids += 1
             if view["phase"] == "play" and view["tricks"]:
                 assert page.locator("#last-trick").is_visible() and page.locator("#last-trick .card").count() == 4
+                names = page.locator("#last-trick figcaption").all_inner_texts()  # each card under its seat's name
+                assert len(names) == 4 and sum("\u2605" in n for n in names) == 1, names  # the winner's marked
+                assert page.locator("#last-trick figure.won .card.winner").count() == 1
                 last_tricks += 1
+            dim = page.locator("#hand .card.dim")
+            if dim.count():  # cards that cannot be played now: greyed, but as legible as the others
+                assert dim.first.evaluate("e => getComputedStyle(e).opacity") == "1"
             focused = page.evaluate("document.activeElement.dataset.action")
             assert focused is not None and int(focused) in legal  # focus on the hand, not the page body
             assert "Your turn" in page.inner_text("#announce")
@@ -260,6 +289,10 @@ def test_the_replay_on_a_phone_steps_through_a_hand_with_nothing_covered(server,
     page.click("#file-list button[data-name='m.jsonl']")
     page.wait_for_selector("#viewer:not([hidden])")
     fits(page, VIEWPORTS["phone"])
+    felt = page.locator("#felt").bounding_box()
+    files = page.locator("#files").bounding_box()
+    assert felt is not None and files is not None and felt["y"] < files["y"], "the file list above the table"
+    assert felt["y"] < VIEWPORTS["phone"]["height"], "the table starts below the first screen"
     for _ in range(12):
         page.click("#next", timeout=5000)  # fails if the felt or anything else covers the button
     assert page.inner_text("#step-text") == "step 12 of " + page.get_attribute("#slider", "max")

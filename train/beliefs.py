@@ -61,7 +61,7 @@ class Positions:
     """Positions of games between a network (``player``) and the heuristic player, batch by batch."""
 
     def __init__(self, games: int, seed: int, player: NeuralAgent, epsilon: float = 0.05) -> None:
-        self.venv = SmearVectorEnv(games, seed=seed, reward="margin", copy=False, **player.rules.to_dict())
+        self.venv = SmearVectorEnv(games, seed=seed, reward="margin", copy=False, rules=player.rules)
         self.obs, self.info = self.venv.reset()
         self.rng = np.random.default_rng(seed)
         self.neural, self.heuristic = player, load_agent("heuristic")

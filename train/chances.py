@@ -33,7 +33,7 @@ from smear_env.flags import command_parser
 def hand_outcomes(act, rules: Rules, hands: int, seed: int, num_envs: int = 256) -> np.ndarray:
     """``hands`` scored or thrown-in hands of ``act`` (a batched policy: observations, masks -> actions) at every
     seat: rows of (dealer, team 0's change, team 1's change, the bidder's team or -1 if thrown in, team 0's margin)."""
-    venv = SmearVectorEnv(num_envs, seed=seed, reward="margin", **rules.to_dict())
+    venv = SmearVectorEnv(num_envs, seed=seed, reward="margin", rules=rules)
     obs, info = venv.reset()
     rows: list[np.ndarray] = []
     count = 0

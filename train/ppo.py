@@ -176,7 +176,7 @@ def train(config: Config, start: Start | None = None, report: Callable[[dict[str
 
         # ---------------------------------------------------------------- games (a resumed run deals new ones)
         n, steps = config.num_envs, config.num_steps
-        venv = SmearVectorEnv(n, seed=config.seed * 1_000_003 + run.step, reward="margin", copy=False, **config.rules.to_dict())
+        venv = SmearVectorEnv(n, seed=config.seed * 1_000_003 + run.step, reward="margin", copy=False, rules=config.rules)
         obs, info = venv.reset()
         opponents = Opponents(n, config.opponents, rng, config.seed, config.rules, device)
         for state, step in zip(pool, pool_steps, strict=True):

@@ -97,7 +97,7 @@ class OracleTeacher:
         size = -(-len(rows) // self.ROWS) * self.ROWS
         env = self._envs.get(size)
         if env is None:
-            env = self._envs[size] = SmearVectorEnv(size, seed=0, reward="margin", copy=False, **venv.rules.to_dict())
+            env = self._envs[size] = SmearVectorEnv(size, seed=0, reward="margin", copy=False, rules=venv.rules)
             env.reset()
         pad = size - len(rows)  # the spare games copy the first position and are not read
         spread = np.concatenate([rows, np.full(pad, rows[0])])

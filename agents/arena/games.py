@@ -11,7 +11,8 @@ import numpy as np
 from smear_env import Game, Rules, observe, seat_view
 from smear_env.game import game_label, game_rng, team_of
 
-from ..base import Agent, load_agent
+from ..base import Agent
+from ..registry import load_agent
 
 CATEGORIES = ("high", "low", "jack", "game")
 

@@ -10,8 +10,8 @@ from concurrent.futures import ProcessPoolExecutor
 
 from smear_env import Rules
 
-from ..base import load_agent
 from ..ray_cluster import need_ray
+from ..registry import load_agent
 from .games import DealSetResult, play_chunk, play_deal_sets
 from .results import MatchResult
 

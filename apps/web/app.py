@@ -54,13 +54,14 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from agents.base import Agent
-from smear_env import RecordError, Rules, check_records
+from smear_env import RecordError, Rules
 from smear_env.flags import command_parser
 from smear_env.records import check_hand
 
 from .guard import LOOPBACK, Guard
 from .policy import AgentPolicy, Limits
-from .replay import FolderError, RecordsFolder, explain, match_mismatch, match_swings
+from .replay import FolderError, RecordsFolder, check_file, explain, match_mismatch, match_swings
+from .shares import BusyError, Share
 from .tables import MAX_PER_CLIENT, MAX_TABLES, Table, TableError, Tables, TablesFullError
 
 STATIC = Path(str(files("apps.web").joinpath("static")))
@@ -72,6 +73,8 @@ MAX_SEED = 2**64 - 1
 """The largest seed a table takes."""
 SCORERS = 8
 """Agents kept for ``/api/explain`` (the least recently used goes past this)."""
+RETRY_AFTER = 5
+"""Seconds a client told the server is full (429, 503) is asked to wait (``Retry-After``)."""
 T = TypeVar("T")
 
 
@@ -90,16 +93,24 @@ class Settings:
     limits: Limits = field(default_factory=Limits)
     """Caps on the options of a request's agents."""
     workers: int = 8
-    """Threads the agents think in (and files are checked in), all tables together."""
+    """Threads the tables' agents think in, all tables together."""
+    slow_workers: int = 2
+    """Threads the explanations and the checks of records files run in (apart from the tables')."""
+    explains_per_client: int = 2
+    """Explanations one client address may have under way at once (the server takes twice ``slow_workers``)."""
+    files_per_client: int = 1
+    """Records files (uploads, the folder's files, matches) one client address may have checked at once
+    (the server takes ``slow_workers``): each is held in memory while it is checked."""
     max_tables: int = MAX_TABLES
     """Tables kept at once, all clients together."""
     tables_per_client: int = MAX_PER_CLIENT
     """Tables one client address may keep at once."""
 
 
-def error(status: int, message: str) -> JSONResponse:
-    """A refusal the page can show: ``{"error": message}``."""
-    return JSONResponse({"error": message}, status_code=status)
+def error(status: int, message: str, retry_after: int | None = None) -> JSONResponse:
+    """A refusal the page can show: ``{"error": message}`` (with ``Retry-After`` where waiting helps)."""
+    headers = {"Retry-After": str(retry_after)} if retry_after is not None else None
+    return JSONResponse({"error": message}, status_code=status, headers=headers)
 
 
 async def read_body(request: Request, limit: int, what: str) -> bytes:
@@ -132,36 +143,27 @@ async def body_of(request: Request, limit: int = MAX_BODY) -> dict[str, Any]:
     return value
 
 
-def checked(text: str, name: str) -> dict[str, Any]:
-    """The records of a JSON Lines text, checked by replay; an HTTPException 422 naming the line and the fault."""
-    records = []
-    for line, raw in enumerate(text.splitlines(), 1):
-        if not raw.strip():
-            continue
-        try:
-            records.append(json.loads(raw))
-        except RecursionError:
-            raise HTTPException(422, f"{name}: line {line}: not a record (nested too deeply)") from None
-        except ValueError as e:
-            raise HTTPException(422, f"{name}: line {line}: not JSON ({str(e)[:200]})") from None
-    if not records:
-        raise HTTPException(422, f"{name}: no records in it")
-    try:
-        check_records(records)
-    except RecordError as e:
-        raise HTTPException(422, f"{name}: {e}") from None
-    return {"name": name, "records": records}
-
-
 class Workers:
-    """The pool the agents think in (and files are checked in): ``settings.workers`` threads, off the event loop."""
+    """The threads that work off the event loop: ``settings.workers`` for the tables' agents, and apart from
+    them ``settings.slow_workers`` for the explanations and the checks of records files, so that a table's
+    move never waits behind those."""
 
     def __init__(self, settings: Settings) -> None:
         self.pool = ThreadPoolExecutor(max_workers=settings.workers, thread_name_prefix="smear-web")
+        self.slow_pool = ThreadPoolExecutor(max_workers=settings.slow_workers, thread_name_prefix="smear-web-slow")
 
     async def work(self, function: Callable[..., T], *args: Any) -> T:
-        """``function(*args)`` in the pool: the agents' thinking and the checks of files, off the event loop."""
+        """``function(*args)`` in the tables' pool, off the event loop."""
         return await asyncio.wrap_future(self.pool.submit(function, *args))
+
+    async def slow(self, function: Callable[..., T], *args: Any) -> T:
+        """``function(*args)`` in the pool of the explanations and file checks, off the event loop."""
+        return await asyncio.wrap_future(self.slow_pool.submit(function, *args))
+
+    def shutdown(self) -> None:
+        """Stop both pools; work not yet started is dropped."""
+        for pool in (self.pool, self.slow_pool):
+            pool.shutdown(wait=False, cancel_futures=True)
 
 
 class TableRoutes:
@@ -204,7 +206,7 @@ class TableRoutes:
         rules_given = body.get("rules", {})
         if not isinstance(rules_given, dict):
             return error(400, f'rules {str(rules_given)[:60]!r}: an object of rule settings, e.g. {{"kitty_size": 2}}')
-        client = request.client.host if request.client else ""
+        client = client_of(request)
         try:
             rules = Rules.from_dict(rules_given)
             self.tables.make_room(client)
@@ -213,7 +215,7 @@ class TableRoutes:
             )
             self.tables.add(table)
         except TablesFullError as e:
-            return error(e.status, str(e))
+            return error(e.status, str(e), RETRY_AFTER)
         except (ValueError, TypeError) as e:
             return error(400, str(e))
         return JSONResponse(table.shown, status_code=201)
@@ -285,12 +287,18 @@ class TableRoutes:
 
 
 class ReplayRoutes:
-    """The replay: the records folder's files, uploads, an arena match, an agent's values of a recorded hand."""
+    """The replay: the records folder's files, uploads, an arena match, an agent's values of a recorded hand.
+    Each of these runs in the slow pool under its share (:mod:`apps.web.shares`): a client that asks for more
+    at once is told to wait (429, ``Retry-After``), and the tables never wait behind them."""
 
     def __init__(self, settings: Settings, policy: AgentPolicy, workers: Workers) -> None:
-        self.folder, self.policy, self.work = RecordsFolder(settings.records, MAX_UPLOAD), policy, workers.work
-        self.scorers: dict[str, Agent] = {}
+        self.folder, self.policy, self.work = RecordsFolder(settings.records, MAX_UPLOAD), policy, workers.slow
+        self.scorers: dict[str, tuple[Agent, threading.Lock]] = {}
         self.scorers_lock = threading.Lock()
+        self.explains = Share(
+            "explanations", settings.explains_per_client, max(2 * settings.slow_workers, settings.explains_per_client)
+        )
+        self.files = Share("records files", settings.files_per_client, max(settings.slow_workers, settings.files_per_client))
 
     def named(self, request: Request, key: str = "name") -> str:
         """The file a query parameter names; 400 if it names none."""
@@ -299,15 +307,22 @@ class ReplayRoutes:
             raise HTTPException(400, f"give ?{key}=FILE, a file of the records folder (GET /api/records lists them)")
         return name
 
-    def scorer(self, spec: str) -> Agent:
-        """The agent of ``spec`` for ``/api/explain``, kept (building a network agent takes a while)."""
+    def scorer(self, spec: str) -> tuple[Agent, threading.Lock]:
+        """The agent of ``spec`` for ``/api/explain``, kept (building a network agent takes a while), with the lock
+        that lets one request at a time use it."""
         with self.scorers_lock:
             if spec not in self.scorers:
                 while len(self.scorers) >= SCORERS:
                     del self.scorers[next(iter(self.scorers))]
-                self.scorers[spec] = self.policy.build(spec, "agent")
+                self.scorers[spec] = (self.policy.build(spec, "agent"), threading.Lock())
             self.scorers[spec] = self.scorers.pop(spec)  # the most recently used last
             return self.scorers[spec]
+
+    def explained(self, record: dict[str, Any], spec: str) -> list[dict[str, Any]]:
+        """The agent's values of each decision of ``record`` (in the slow pool)."""
+        agent, lock = self.scorer(spec)
+        with lock:
+            return explain(record, agent)
 
     async def replay_page(self, request: Request) -> Response:
         """``GET /replay``: the replay page."""
@@ -320,51 +335,56 @@ class ReplayRoutes:
     async def records_file(self, request: Request) -> Response:
         """``GET /api/records/file?name=N``: a records file of the folder, checked."""
         name = self.named(request)
-        text = await self.work(self.folder.read, name)
-        return JSONResponse(await self.work(checked, text, name))
+        with self.files.taken(client_of(request)):
+            raw = await self.work(self.folder.read, name)
+            return json_bytes((await self.work(check_file, raw, name)).answer())
 
     async def upload(self, request: Request) -> Response:
         """``POST /api/records/upload``: a records file sent as the body (cut off at its limit), checked."""
-        raw = await read_body(request, MAX_UPLOAD, "the file is")
-        try:
-            text = raw.decode()
-        except UnicodeDecodeError:
-            raise HTTPException(422, "the file is not UTF-8 text (hand records are JSON Lines)") from None
         name = request.query_params.get("name", "upload.jsonl")[:200]
-        return JSONResponse(await self.work(checked, text, name))
+        with self.files.taken(client_of(request)):  # before the body: a refused upload is never read
+            raw = await read_body(request, MAX_UPLOAD, "the file is")
+            return json_bytes((await self.work(check_file, raw, name)).answer())
 
     async def match(self, request: Request) -> Response:
         """``GET /api/match?json=J&records=R``: an arena match, its records checked to be its own."""
         summary_name, records_name = self.named(request, "json"), self.named(request, "records")
-        try:
-            summary = json.loads(await self.work(self.folder.read, summary_name))
-        except (ValueError, RecursionError) as e:
-            raise HTTPException(422, f"{summary_name}: not JSON ({str(e)[:200]}); give the file of smear-eval --json") from None
-        if not isinstance(summary, dict) or "win_rate" not in summary or "agents" not in summary:
-            raise HTTPException(422, f"{summary_name}: not a match summary (smear-eval --json writes one)")
-        loaded = await self.work(checked, await self.work(self.folder.read, records_name), records_name)
-        mismatch = match_mismatch(summary, loaded["records"])
-        if mismatch:
-            raise HTTPException(422, f"{records_name} is not the records of the match {summary_name}: {mismatch}")
-        return JSONResponse({"summary": summary, **loaded, "swings": match_swings(loaded["records"])})
+        with self.files.taken(client_of(request)):
+            try:
+                summary = json.loads(await self.work(self.folder.read, summary_name))
+            except (ValueError, RecursionError) as e:
+                raise HTTPException(
+                    422, f"{summary_name}: not JSON ({str(e)[:200]}); give the file of smear-eval --json"
+                ) from None
+            if not isinstance(summary, dict) or "win_rate" not in summary or "agents" not in summary:
+                raise HTTPException(422, f"{summary_name}: not a match summary (smear-eval --json writes one)")
+            loaded = await self.work(check_file, await self.work(self.folder.read, records_name), records_name)
+            mismatch = match_mismatch(summary, loaded.hands)
+            if mismatch:
+                raise HTTPException(422, f"{records_name} is not the records of the match {summary_name}: {mismatch}")
+            try:
+                return json_bytes(loaded.answer(summary=summary, swings=match_swings(loaded.hands)))
+            except ValueError:  # a NaN or infinity in the summary
+                raise HTTPException(422, f"{summary_name}: holds a number JSON does not allow (NaN or infinity)") from None
 
     async def explain_hand(self, request: Request) -> Response:
         """``POST /api/explain``: an agent's value of each legal action at each decision of a hand."""
-        body = await body_of(request, limit=MAX_BODY * 4)
-        if set(body) - {"record", "agent"} or not isinstance(body.get("record"), dict):
-            raise HTTPException(400, 'the body must be {"record": a hand record, "agent": a spec such as neural or search}')
-        spec = body.get("agent", "neural")
-        if not isinstance(spec, str) or not spec.strip():
-            raise HTTPException(400, f"agent {str(spec)[:60]!r}: an agent spec such as neural, dmc or search")
-        try:
-            check_hand(body["record"], alone=True)
-        except RecordError as e:
-            raise HTTPException(422, f"the record is not a hand record this server can replay: {e}") from None
-        try:
-            values = await self.work(lambda: explain(body["record"], self.scorer(spec.strip())))
-        except ValueError as e:
-            raise HTTPException(400, str(e)) from None
-        return JSONResponse({"agent": spec, "decisions": values})
+        with self.explains.taken(client_of(request)):
+            body = await body_of(request, limit=MAX_BODY * 4)
+            if set(body) - {"record", "agent"} or not isinstance(body.get("record"), dict):
+                raise HTTPException(400, 'the body must be {"record": a hand record, "agent": a spec such as neural or search}')
+            spec = body.get("agent", "neural")
+            if not isinstance(spec, str) or not spec.strip():
+                raise HTTPException(400, f"agent {str(spec)[:60]!r}: an agent spec such as neural, dmc or search")
+            try:
+                check_hand(body["record"], alone=True)
+            except RecordError as e:
+                raise HTTPException(422, f"the record is not a hand record this server can replay: {e}") from None
+            try:
+                values = await self.work(self.explained, body["record"], spec.strip())
+            except ValueError as e:
+                raise HTTPException(400, str(e)) from None
+            return JSONResponse({"agent": spec, "decisions": values})
 
     def routes(self) -> list[Route]:
         """The routes of this part of the API."""
@@ -378,6 +398,16 @@ class ReplayRoutes:
         ]
 
 
+def client_of(request: Request) -> str:
+    """The client's address: what the per-client limits count by."""
+    return request.client.host if request.client else ""
+
+
+def json_bytes(body: bytes) -> Response:
+    """An answer of JSON already made."""
+    return Response(body, media_type="application/json")
+
+
 async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
     return error(exc.status_code, str(exc.detail))
@@ -388,8 +418,9 @@ async def _folder_error(request: Request, exc: Exception) -> Response:
     return error(exc.status, str(exc))
 
 
-async def _server_error(request: Request, exc: Exception) -> Response:
-    return error(500, "the server failed on this request (its log says why); the game is unchanged")
+async def _busy(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, BusyError)
+    return error(exc.status, str(exc), exc.retry_after)
 
 
 def create_app(settings: Settings | None = None, tables: Tables | None = None) -> Starlette:
@@ -404,12 +435,12 @@ def create_app(settings: Settings | None = None, tables: Tables | None = None) -
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         yield
-        workers.pool.shutdown(wait=False, cancel_futures=True)
+        workers.shutdown()
 
     static = Mount("/static", StaticFiles(directory=STATIC), name="static")
     return Starlette(
         routes=table_routes.routes() + replay_routes.routes() + [static],
-        exception_handlers={HTTPException: _http_error, FolderError: _folder_error, Exception: _server_error},
+        exception_handlers={HTTPException: _http_error, FolderError: _folder_error, BusyError: _busy},  # a 500: apps.web.guard
         middleware=[Middleware(Guard, hosts=settings.hosts)],
         lifespan=lifespan,
     )
@@ -466,6 +497,18 @@ def _parser() -> argparse.ArgumentParser:
         help=f"most rollouts= and play_rollouts= (default {defaults.rollouts})",
     )
     parser.add_argument("--workers", type=int, default=8, help="threads the agents think in, all tables together (default 8)")
+    parser.add_argument(
+        "--slow-workers",
+        type=int,
+        default=2,
+        help="threads the explanations and the records files' checks run in, apart from the tables' (default 2)",
+    )
+    parser.add_argument(
+        "--explains-per-client", type=int, default=2, help="explanations one client may have under way at once (default 2)"
+    )
+    parser.add_argument(
+        "--files-per-client", type=int, default=1, help="records files one client may have checked at once (default 1)"
+    )
     parser.add_argument("--max-tables", type=int, default=MAX_TABLES, help=f"tables at once, all clients (default {MAX_TABLES})")
     parser.add_argument(
         "--tables-per-client",
@@ -487,6 +530,9 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"--checkpoints {given}: not a folder")
     for name, value in (
         ("--workers", args.workers),
+        ("--slow-workers", args.slow_workers),
+        ("--explains-per-client", args.explains_per_client),
+        ("--files-per-client", args.files_per_client),
         ("--max-tables", args.max_tables),
         ("--tables-per-client", args.tables_per_client),
     ):
@@ -510,6 +556,9 @@ def main(argv: list[str] | None = None) -> int:
         agents=tuple(args.agent),
         limits=Limits(seconds=args.think_seconds, samples=args.max_samples, rollouts=args.max_rollouts),
         workers=args.workers,
+        slow_workers=args.slow_workers,
+        explains_per_client=args.explains_per_client,
+        files_per_client=args.files_per_client,
         max_tables=args.max_tables,
         tables_per_client=args.tables_per_client,
     )

@@ -17,6 +17,7 @@ Scripts and command-line clients send no ``Origin`` and are served as before.
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Awaitable, Callable, MutableMapping, Sequence
 from typing import Any
 from urllib.parse import urlsplit
@@ -27,6 +28,7 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 App = Callable[[Scope, Receive, Send], Awaitable[None]]
 
+log = logging.getLogger("smear-web")
 LOOPBACK = ("127.0.0.1", "localhost", "[::1]")
 """The names a loopback server answers to (each with its port)."""
 HEADERS = [
@@ -88,21 +90,27 @@ class Guard:
             await _refuse(send, *refusal)
             return
 
+        started = False
+
         async def with_headers(message: Message) -> None:
+            nonlocal started
             if message["type"] == "http.response.start":
+                started = True
                 message["headers"] = list(message.get("headers", [])) + HEADERS
             await send(message)
 
-        await self.app(scope, receive, with_headers)
+        try:
+            await self.app(scope, receive, with_headers)
+        except Exception:
+            # Answered here, not by the server's own handler outside this door: a 500 carries the headers too.
+            log.exception("smear-web failed on %s %s", scope.get("method"), scope.get("path"))
+            if started:
+                raise
+            await _refuse(send, 500, "the server failed on this request (its log says why); the game is unchanged")
 
 
 async def _refuse(send: Send, status: int, message: str) -> None:
     body = json.dumps({"error": message}).encode()
-    await send(
-        {
-            "type": "http.response.start",
-            "status": status,
-            "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()), *HEADERS],
-        }
-    )
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()), *HEADERS]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agents.base import Agent, AgentEntry, load_agent, make_agent, parse_spec, registered
+from agents.base import Agent
+from agents.registry import AgentEntry, load_agent, make_agent, parse_spec, registered
 
 _ABSOLUTE = re.compile(r"(?<![\w.])(?:/[^\s'\",:()\[\]]+)+")
 
@@ -89,6 +90,8 @@ class AgentPolicy:
                 f"{role} {spec!r}: this server plays only its built-in agents ({own}) and the specs its owner allowed "
                 "(smear-web --agent SPEC); a request cannot load a file or a module"
             )
+        if "device" in kwargs:
+            raise SpecRefusedError(f"{role} {spec!r}: device= is this server's choice, not a request's: leave it out")
         for key, cap in self.limits.caps().items():
             if key in kwargs and not kwargs[key] <= cap:
                 raise SpecRefusedError(f"{role} {spec!r}: {key}={kwargs[key]} is over this server's limit of {cap}")

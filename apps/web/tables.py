@@ -15,10 +15,13 @@ from collections.abc import Callable
 from dataclasses import asdict
 from typing import Any
 
-from agents.base import Agent, load_agent
+import numpy as np
+
+from agents.base import Agent
+from agents.registry import load_agent
 from smear_env import Game, Phase, Rules, action_name, observe, seat_view
 from smear_env.game import game_label, game_rng, run_entropy
-from smear_env.render import after_move, announce, point_rules, view_tally
+from smear_env.render import after_move, announce, point_details, point_rules, view_tally
 
 MAX_TABLES = 200
 """Tables kept at once, all clients together."""
@@ -28,12 +31,18 @@ IDLE_SECONDS = 6 * 3600.0
 """A table nobody touched for this long is dropped."""
 EVICTABLE_SECONDS = 15 * 60.0
 """A table nobody touched for this long may make room for a new one (a finished game may at once)."""
+STOPPED = "; this table cannot go on: abandon it and start another"
 PERSON = "person"
 """What a table's records call the person's seat among the agents' specs."""
 
 
 class TableError(ValueError):
     """A request a table refuses (an illegal move, a move out of turn); the game is unchanged."""
+
+
+class AgentFailedError(TableError):
+    """An agent of the table failed (raised, or chose an illegal move): the table has stopped for good; the
+    person may look at it and abandon it, and nobody moves at it again."""
 
 
 class TablesFullError(Exception):
@@ -77,19 +86,24 @@ class Table:
         self.game = Game(rules, game_rng(entropy, 0, 0), game_id=game_label(entropy, 0, 0))
         for other, agent in self.agents.items():
             agent.seed([entropy % 2**63, other])
-        self.log: list[str] = [f"Hand 0: seat {self.game.dealer} deals."]
+        self.log: list[str] = [f"Hand {self.game.hand_index + 1}: seat {self.game.dealer} deals."]
         self.summary: dict[str, Any] | None = None
+        self.failed: str | None = None
+        """Why the table stopped for good (an agent failed), or None while it plays."""
         self.lock = threading.Lock()
         self.touched = time.monotonic()
-        self._advance()
+        try:
+            self._advance()
+        except AgentFailedError:
+            raise ValueError(f"the table could not start: {self.failed}".removesuffix(STOPPED)) from None
         self.shown = self.state()
         """The state as of the last finished move: what a GET answers without waiting for agents that think."""
 
     # ------------------------------------------------------------------ moves
     def _move(self, seat: int, action: int) -> None:
         game = self.game
-        self.log.append(announce(game, seat, action, self.seat))
-        learnt = after_move(game, seat, action, self.seat)
+        self.log.append(announce(game, seat, action, self.seat, faces=True))
+        learnt = after_move(game, seat, action, self.seat, faces=True)
         before = len(game.records)
         game.step(action)
         self.log.extend(learnt)
@@ -97,39 +111,68 @@ class Table:
             self.summary = game.records[-1]  # the table stops here until the person goes on
 
     def _advance(self) -> None:
-        """The agents play until it is the person's turn, a hand ends or the game is over."""
+        """The agents play until it is the person's turn, a hand ends or the game is over. An agent that raises
+        or chooses an illegal move stops the table for good (:attr:`failed`): the game stays as it was before
+        that agent's turn, and the person can see it and abandon it."""
         game = self.game
         while not game.game_over and self.summary is None and game.to_act != self.seat:
             seat = game.to_act
-            action = int(self.agents[seat].act(observe(game, seat), game.action_mask(), seat_view(game, seat)))
-            self._move(seat, action)
+            try:
+                action = self.agents[seat].act(observe(game, seat), game.action_mask(), seat_view(game, seat))
+                if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
+                    raise ValueError(f"it answered {str(action)[:40]!r}, not an action id")
+                if int(action) not in game.legal_actions():
+                    raise ValueError(f"it chose action {int(action)}, which is not legal")
+            except Exception as e:  # noqa: BLE001 - any fault of an agent stops this table, never the server
+                self.failed = (
+                    f"seat {seat}'s agent ({self.specs[seat][:80]}) failed at its turn ({type(e).__name__}: {str(e)[:200]})"
+                    + STOPPED
+                )
+                self.log.append(f"Seat {seat}'s agent failed; the table has stopped.")
+                raise AgentFailedError(self.failed) from None
+            self._move(seat, int(action))
 
-    def act(self, action: Any) -> None:
-        """The person's move; a ValueError if it is not an action id, a :class:`TableError` naming the legal
-        moves if it is not one of them now."""
-        if isinstance(action, bool) or not isinstance(action, int) or not 0 <= action < 72:
-            raise ValueError(f"action {action!r}: an action id, a whole number from 0 to 71")
-        if self.summary is not None:
-            raise TableError("the hand is over: go on to the next hand (POST .../continue) first")
+    def _check_open(self) -> None:
+        """A :class:`TableError` unless the table is waiting for its person (not stopped, not over)."""
+        if self.failed is not None:
+            raise AgentFailedError(self.failed)
         if self.game.game_over:
             raise TableError("the game is over")
+
+    def act(self, action: Any) -> None:
+        """The person's move; a ValueError if it is not an action id, a :class:`TableError` if it is not the
+        person's turn (naming no other seat's moves) or not one of the person's legal moves now."""
+        if isinstance(action, bool) or not isinstance(action, int) or not 0 <= action < 72:
+            raise ValueError(f"action {action!r}: an action id, a whole number from 0 to 71")
+        self._check_open()
+        if self.summary is not None:
+            raise TableError("the hand is over: go on to the next hand (POST .../continue) first")
+        if self.game.to_act != self.seat:
+            raise TableError(f"it is not your turn: seat {self.game.to_act} is to act")
         legal = self.game.legal_actions()
         if action not in legal:
             allowed = ", ".join(f"{a} ({action_name(a)})" for a in legal)
             raise TableError(f"action {action} ({action_name(action)}) is not legal now; legal: {allowed}")
         self._move(self.seat, action)
-        self._advance()
-        self.shown = self.state()
+        self._play_on()
 
     def go_on(self) -> None:
         """Leave a hand's summary: the agents play on to the person's next turn."""
+        if self.failed is not None:
+            raise AgentFailedError(self.failed)
         if self.summary is None:
             raise TableError("no hand summary to leave: it is a move that is expected")
         self.summary = None
         if not self.game.game_over:
-            self.log = [f"Hand {self.game.hand_index}: seat {self.game.dealer} deals."]  # this hand's moves only
-        self._advance()
-        self.shown = self.state()
+            self.log = [f"Hand {self.game.hand_index + 1}: seat {self.game.dealer} deals."]  # this hand's moves only
+        self._play_on()
+
+    def _play_on(self) -> None:
+        """The agents' turns, then what the person is shown (also when an agent failed: the moves made stand)."""
+        try:
+            self._advance()
+        finally:
+            self.shown = self.state()
 
     # ------------------------------------------------------------------ what the person sees
     def state(self) -> dict[str, Any]:
@@ -142,7 +185,7 @@ class Table:
         plain["rules"] = view.rules.to_dict()
         plain["tricks"] = [{"leader": t.leader, "plays": [list(p) for p in t.plays], "winner": t.winner} for t in view.tricks]
         plain["trick"] = [list(p) for p in view.trick]
-        my_turn = self.summary is None and not game.game_over and game.to_act == me
+        my_turn = self.failed is None and self.summary is None and not game.game_over and game.to_act == me
         plain["legal_actions"] = [{"id": a, "name": action_name(a)} for a in (view.legal_actions if my_turn else ())]
         tally = None
         if view.trump is not None and view.phase == Phase.PLAY:
@@ -163,10 +206,12 @@ class Table:
             "point_rules": point_rules(self.rules),
             "log": list(self.log),
             "summary": self.summary,
+            "summary_points": point_details(self.summary) if self.summary and not self.summary["redeal"] else None,
             "game_over": game.game_over and self.summary is None,
             "final_scores": list(game.scores) if game.game_over else None,
             "winner": game.winner if game.game_over else None,
             "hands_played": len(game.records),
+            "failed": self.failed,
         }
 
     def records(self) -> list[dict[str, Any]]:

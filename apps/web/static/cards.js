@@ -20,6 +20,20 @@ function el(tag, attrs = {}, ...children) {
   return node;
 }
 
+// A card as its face shows it, for text: "TH" -> "10\u2665", "QC" -> "Q\u2663".
+const face = (card) => (card[0] === "T" ? "10" : card[0]) + (SUIT[card[1]] || card[1]);
+// Cards as faces, in a line: "A\u2663 Q\u2663 7\u2665".
+const faces = (cards) => cards.map(face).join(" ");
+// An action's name as a person reads it: "TH" (a card played) -> "10\u2665", "discard TH" -> "discard 10\u2665",
+// "trump H" -> "trump \u2665 hearts"; bids and pass as they are.
+function actionText(name) {
+  const card = /^(discard )?([2-9TJQKA][CDHS])$/.exec(name);
+  if (card) return (card[1] || "") + face(card[2]);
+  const trump = /^trump ([CDHS])$/.exec(name);
+  if (trump) return `trump ${SUIT[trump[1]]} ${SUIT_NAME[trump[1]]}`;
+  return name;
+}
+
 // A signed number as text with a real minus sign: 3 -> "3", -14 -> "\u221214".
 const signed = (n) => (n < 0 ? "\u2212" + Math.abs(n) : String(n));
 // Two teams' scores: "3 to \u22122".
@@ -71,13 +85,13 @@ const VALUES_LEGEND =
 
 // A decision's values as a small table, best first, the action made marked.
 function valuesEl(decision, who) {
-  const box = el("div", { class: "values" }, el("div", { text: `${who}: ${decision.action}` }));
+  const box = el("div", { class: "values" }, el("div", { text: `${who}: ${actionText(decision.action)}` }));
   const table = el("table");
   table.append(el("caption", { class: "sr-only", text: "points of score margin" }));
   const ranked = Object.entries(decision.values).sort((a, b) => b[1] - a[1]);
   for (const [name, value] of ranked) {
     const row = table.insertRow();
-    row.insertCell().textContent = name;
+    row.insertCell().textContent = actionText(name);
     row.insertCell().textContent = (value >= 0 ? "+" : "\u2212") + Math.abs(value).toFixed(3) + " pt";
     if (name === decision.action) row.className = "chosen";
   }

@@ -22,13 +22,13 @@ function eventsOf(r) {
     return list;
   }
   const k = r.rules.kitty_size;
-  list.push({ text: `Seat ${r.bidder} is the bidder (${r.bid}) and picks up ${k ? r.kitty.slice(0, k).join(" ") : "nothing"}.`, kind: "pickup" });
+  list.push({ text: `Seat ${r.bidder} is the bidder (${r.bid}) and picks up ${k ? faces(r.kitty.slice(0, k)) : "nothing"}.`, kind: "pickup" });
   list.push({ text: `Seat ${r.bidder} declares trump: ${SUIT_NAME[r.trump]}.`, kind: "trump", seat: r.bidder, action: action++ });
-  for (const card of r.discards) list.push({ text: `Seat ${r.bidder} discards ${card}.`, kind: "discard", seat: r.bidder, card, action: action++ });
+  for (const card of r.discards) list.push({ text: `Seat ${r.bidder} discards ${face(card)}.`, kind: "discard", seat: r.bidder, card, action: action++ });
   r.tricks.forEach((t, i) => {
     t.plays.forEach(([seat, card], j) => {
       const won = j === 3 ? ` Trick ${i + 1} won by seat ${t.winner}.` : "";
-      list.push({ text: `Seat ${seat} plays ${card}.${won}`, kind: "play", seat, card, trick: i, place: j, action: action++ });
+      list.push({ text: `Seat ${seat} plays ${face(card)}.${won}`, kind: "play", seat, card, trick: i, place: j, action: action++ });
     });
   });
   const points = Object.entries(r.points).map(([k, team]) => `${k} ${team === null ? "nobody" : "team " + team}`).join(", ");
@@ -65,7 +65,7 @@ function draw() {
     }
   }
   $("hand-title").textContent =
-    `${r.game_id}, hand ${r.hand_index}: ` + (r.redeal ? "all passed" : `seat ${r.bidder} bid ${r.bid} in ${SUIT_NAME[r.trump]}, ${r.made_bid ? "made" : "set"}`) +
+    `${r.game_id}, hand ${r.hand_index + 1}: ` + (r.redeal ? "all passed" : `seat ${r.bidder} bid ${r.bid} in ${SUIT_NAME[r.trump]}, ${r.made_bid ? "made" : "set"}`) +
     ` \u00b7 score before (team 0 to team 1) ${scores(r.score_before)}`;
   for (let seat = 0; seat < 4; seat++) {
     const who = el("div", {
@@ -121,7 +121,7 @@ function applyFilters() {
   $("hand-pick").replaceChildren(
     ...shown.map((i) => {
       const r = records[i];
-      const text = `${r.game_id} #${r.hand_index}` + (r.redeal ? " (redeal)" : ` seat ${r.bidder} bid ${r.bid} ${r.made_bid ? "made" : "set"}`);
+      const text = `${r.game_id} #${r.hand_index + 1}` + (r.redeal ? " (redeal)" : ` seat ${r.bidder} bid ${r.bid} ${r.made_bid ? "made" : "set"}`);
       return el("option", { value: i, text });
     }),
   );
@@ -173,7 +173,7 @@ function drawMatch(match, box) {
   const ol = el("ol", { id: "swings" });
   for (const sw of match.swings) {
     const li = el("li", {
-      text: `deal set ${sw.deal_set}, hand ${sw.hand_index}: ${sw.swing >= 0 ? "+" : "\u2212"}${Math.abs(sw.swing)} for A (${sw.margins.map(signed).join(" and ")}) `,
+      text: `deal set ${sw.deal_set}, hand ${sw.hand_index + 1}: ${sw.swing >= 0 ? "+" : "\u2212"}${Math.abs(sw.swing)} for A (${sw.margins.map(signed).join(" and ")}) `,
     });
     sw.records.forEach((index, k) => {
       const button = el("button", { type: "button", text: k === 0 ? "game A" : "game B" });

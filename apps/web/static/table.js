@@ -39,6 +39,10 @@ function draw() {
   drawSummary();
   drawOver();
   if (!over && !summary) drawTable(v);
+  if (state.failed) {
+    $("prompt").textContent = "This table has stopped.";
+    showError(state.failed); // why, and what to do: abandon it
+  }
   drawLog(); // last: the layout above settles the log's width, and so its height
   announce();
   keepFocus();
@@ -55,7 +59,7 @@ function drawTable(v) {
       {},
       el("span", { class: "score", text: `Us ${signed(v.scores[me])} \u2013 Them ${signed(v.scores[1 - me])}` }),
       el("span", { text: `to ${v.rules.target_score}` }),
-      el("span", { text: `hand ${v.hand_index}, dealer seat ${v.dealer}` }),
+      el("span", { text: `hand ${v.hand_index + 1}, dealer seat ${v.dealer}` }),
       el("span", { id: "contract", text: `${bid}; ${trump}` }),
     ),
   );
@@ -103,15 +107,14 @@ function drawTable(v) {
     }),
   );
   if (v.picked_up && v.picked_up.length) {
-    hand.append(el("div", { class: "note", text: `You picked up ${v.picked_up.join(" ")}` + (v.discards && v.discards.length ? `; you discarded ${v.discards.join(" ")}` : "") }));
+    hand.append(el("div", { class: "note", text: `You picked up ${faces(v.picked_up)}` + (v.discards && v.discards.length ? `; you discarded ${faces(v.discards)}` : "") }));
   }
   const moves = $("moves");
   moves.replaceChildren(
     ...v.legal_actions
       .filter((a) => !CARD_NAME.test(a.name))
       .map((a) => {
-        const text = a.name.startsWith("trump ") ? `trump ${SUIT[a.name.slice(-1)]} ${SUIT_NAME[a.name.slice(-1)]}` : a.name;
-        const b = el("button", { type: "button", class: "move", "data-action": a.id, text });
+        const b = el("button", { type: "button", class: "move", "data-action": a.id, text: actionText(a.name) });
         b.addEventListener("click", () => send(a.id));
         return b;
       }),
@@ -137,16 +140,29 @@ function drawTable(v) {
   );
 }
 
-// The last finished trick stays in view (who took it) while the next one is played.
+// The last finished trick stays in view while the next one is played: each card under its seat's name, the
+// winner's card marked.
 function drawLastTrick(v) {
   const box = $("last-trick");
   const last = v.tricks[v.tricks.length - 1];
   box.hidden = !last;
   box.replaceChildren();
   if (!last) return;
+  const short = (seat) => (seat === state.seat ? "you" : seat === (state.seat + 2) % 4 ? "partner" : `seat ${seat}`);
   box.replaceChildren(
-    el("div", { class: "note", text: `Last trick: ${last.winner === state.seat ? "you" : "seat " + last.winner} took it` }),
-    ...last.plays.map(([seat, card]) => cardEl(card, { seat, small: true, mark: seat === last.winner ? "winner" : "" })),
+    el("div", { class: "note", text: `Last trick: ${last.winner === state.seat ? "you" : short(last.winner)} took it` }),
+    el(
+      "div",
+      { class: "last-plays" },
+      ...last.plays.map(([seat, card]) =>
+        el(
+          "figure",
+          { class: "played" + (seat === last.winner ? " won" : "") },
+          cardEl(card, { seat, small: true, mark: seat === last.winner ? "winner" : "" }),
+          el("figcaption", { text: short(seat) + (seat === last.winner ? " \u2605" : "") }),
+        ),
+      ),
+    ),
   );
 }
 
@@ -162,7 +178,7 @@ function announce() {
   const fresh = state.log.slice(0, heard.length).every((line, i) => line === heard[i]) ? state.log.slice(heard.length) : state.log;
   heard = state.log.slice();
   const turn = state.summary
-    ? `Hand ${state.summary.hand_index} is over.`
+    ? `Hand ${state.summary.hand_index + 1} is over.`
     : state.game_over
       ? "The game is over."
       : state.view.legal_actions.length
@@ -181,6 +197,14 @@ function keepFocus() {
   if (target) target.focus({ preventScroll: true });
 }
 
+// Who took a point, from the person's side: "Us (you)", "Them (seat 1)", "Nobody".
+function taker(team, seat) {
+  if (team === null) return "Nobody";
+  const side = team === (state.seat & 1) ? "Us" : "Them";
+  if (seat === null) return side;
+  return `${side} (${seat === state.seat ? "you" : seat === (state.seat + 2) % 4 ? "partner" : "seat " + seat})`;
+}
+
 function drawSummary() {
   const box = $("summary");
   const r = state.summary;
@@ -188,23 +212,42 @@ function drawSummary() {
   box.replaceChildren();
   if (!r) return;
   const me = state.seat & 1;
-  const title = r.redeal ? `Hand ${r.hand_index}: everyone passed, a redeal` : `Hand ${r.hand_index} is over`;
+  const title = r.redeal ? `Hand ${r.hand_index + 1}: everyone passed, a redeal` : `Hand ${r.hand_index + 1} is over`;
   box.append(el("h2", { id: "summary-title", text: title }));
+  const result = el("table", { class: "figures", id: "hand-result" });
+  const row = (head, ...cells) => {
+    const tr = result.insertRow();
+    tr.append(el("th", { scope: "row", text: head }), ...cells.map((c) => el("td", { text: c })));
+  };
   if (!r.redeal) {
-    const who = (team) => (team === null ? "nobody" : team === me ? "your team" : "the other team");
-    box.append(
-      el("p", {
-        text:
-          `${subject(r.bidder)} bid ${r.bid} in ${SUIT_NAME[r.trump]}: ${r.made_bid ? "made" : "set"}. ` +
-          Object.entries(r.points).map(([k, t]) => `${state.point_rules[k]}: ${who(t)}`).join("; ") +
-          `. Game-count ${r.game_count[me]} to ${r.game_count[1 - me]}. Score, us first: ${scores([r.score_after[me], r.score_after[1 - me]])}.`,
-      }),
-    );
+    row("Contract", `${subject(r.bidder)} bid ${r.bid} in ${SUIT[r.trump]} ${SUIT_NAME[r.trump]}`, r.made_bid ? "made" : "set");
+    for (const p of state.summary_points) {
+      const name = p.point[0].toUpperCase() + p.point.slice(1);
+      const how = p.point === "game" ? `game-count us ${p.counts[me]}, them ${p.counts[1 - me]}` : p.card ? face(p.card) : "not played";
+      row(name, taker(p.team, p.seat), how);
+    }
   }
-  const hands = el("div", { class: "all-hands" });
+  const before = [r.score_before[me], r.score_before[1 - me]];
+  const after = [r.score_after[me], r.score_after[1 - me]];
+  row("Score, us first", scores(after), `was ${scores(before)}`);
+  box.append(el("div", { class: "figures-wrap" }, result));
+  const next = el("button", { type: "button", id: "continue", text: r.game_over ? "See the final score" : "Next hand" });
+  next.addEventListener("click", goOn);
+  box.append(next);
+  if (!r.redeal) {
+    const rules = el("details", { id: "point-rules" }, el("summary", { text: "How the points are scored" }));
+    rules.append(
+      el("ul", {}, ...Object.values(state.point_rules).map((t) => el("li", { text: t })),
+        el("li", { text: "The bidder's team must take at least its bid in points, or it is set: its bid is taken off its score." }),
+        el("li", { text: "The bidder's discards count towards the bidder's game-count." })),
+    );
+    box.append(rules);
+  }
+  const wide = window.matchMedia("(min-width: 761px)").matches; // on a phone the hands wait behind their toggle
+  const hands = el("details", { class: "all-hands", id: "all-hands", ...(wide ? { open: "" } : {}) }, el("summary", { text: "The four hands, face up" }));
   r.hands.forEach((cards, seat) => {
     const verb = seat === state.seat ? "were" : "was";
-    hands.append(el("div", {}, `${seatName(seat)} ${verb} dealt `, ...cards.map((c) => cardEl(c))));
+    hands.append(el("div", {}, `${seatName(seat)} ${verb} dealt `, ...cards.map((c) => cardEl(c, { small: true }))));
   });
   const k = r.rules.kitty_size;
   if (r.kitty.length) {
@@ -214,12 +257,12 @@ function drawSummary() {
         "div",
         {},
         "Kitty ",
-        ...r.kitty.map((c, i) => cardEl(c, { mark: i < taken ? "picked" : "" })),
+        ...r.kitty.map((c, i) => cardEl(c, { small: true, mark: i < taken ? "picked" : "" })),
         taken ? ` (${r.bidder === state.seat ? "you" : "seat " + r.bidder} picked up the first ${taken}, marked)` : "",
       ),
     );
   }
-  if (r.discards && r.discards.length) hands.append(el("div", {}, `${subject(r.bidder)} discarded `, ...r.discards.map((c) => cardEl(c))));
+  if (r.discards && r.discards.length) hands.append(el("div", {}, `${subject(r.bidder)} discarded `, ...r.discards.map((c) => cardEl(c, { small: true }))));
   box.append(hands);
   const scoring = [...new Set(Object.values(state.agents))].filter((spec) => /^(neural|dmc|chance|distilled|search)\b/.test(spec));
   if (!r.redeal && scoring.length) {
@@ -240,9 +283,6 @@ function drawSummary() {
     });
     box.append(why, out);
   }
-  const next = el("button", { type: "button", id: "continue", text: r.game_over ? "See the final score" : "Next hand" });
-  next.addEventListener("click", goOn);
-  box.append(next);
 }
 
 function drawOver() {

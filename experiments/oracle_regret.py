@@ -1,6 +1,6 @@
 """Networks screened on the oracle's labels: what their choices give away, without a match.
 
-Run: ``python benchmarks/oracle_regret.py --positions runs/oracle1/positions [--nets neural neural:distilled ...]
+Run: ``python experiments/oracle_regret.py --positions runs/oracle1/positions [--nets neural neural:distilled ...]
 [--held-out 0.05] [--seed 202]``.
 
 The positions are a ``train.distill --teacher oracle`` run's: every legal action of each decision valued on

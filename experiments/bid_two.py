@@ -1,7 +1,7 @@
 """Is never bidding 2 right? A network's opening bids judged against bidding 2, by rollouts of its own play.
 
-Run: ``python benchmarks/bid_two.py [--net neural] [--positions 400] [--deals 256] [--chances chance] [--seed 0]``,
-or ``python benchmarks/bid_two.py --heard 20000 [--net neural] [--seed 2]`` for what the bidder has heard.
+Run: ``python experiments/bid_two.py [--net neural] [--positions 400] [--deals 256] [--chances chance] [--seed 0]``,
+or ``python experiments/bid_two.py --heard 20000 [--net neural] [--seed 2]`` for what the bidder has heard.
 
 A bid of 2 is open only to a seat before anyone has bid (R6: each bid beats the highest so far). The
 network plays itself; at every bidding turn where 2 is legal, every legal action (pass, 2, 3, 4) is
@@ -16,7 +16,7 @@ Then how the table answers each opening: on ``--deals`` x 16 fresh deals the fir
 team, and the opener's mean margin and win-chance change.
 
 The same question in a match: ``OpensTwo`` (here) is ``neural`` with every opening 3 bid as 2 instead
-(``smear-eval "benchmarks/bid_two.py:OpensTwo" heuristic --games 2000 --seed 9001``, beside ``smear-eval
+(``smear-eval "experiments/bid_two.py:OpensTwo" heuristic --games 2000 --seed 9001``, beside ``smear-eval
 neural heuristic`` on the same deal sets). Its partner is the same network, which bids 3 over a 2 as
 it would over anyone's: a system that opens 2 would have to answer it otherwise too.
 
@@ -76,7 +76,7 @@ def answers(network: NeuralAgent, chances: Chances, games: int, seed: int) -> No
     print(f"the first seat's opening forced on {games} fresh deals (seed {seed}), the rest played by the network:")
     print(f"{'opening':8s} {'contract kept':>13s} {'by the opener':>13s} {'margin':>8s} {'win chance x scale':>18s}")
     for opening in BIDS:
-        venv = SmearVectorEnv(games, seed=seed, reward="margin", **network.rules.to_dict())
+        venv = SmearVectorEnv(games, seed=seed, reward="margin", rules=network.rules)
         venv.reset()
         opener, scores, dealer = venv.to_act.astype(np.int64), venv.scores.copy(), venv.dealer.astype(np.int64)
         actions = np.full(games, opening)
@@ -104,7 +104,7 @@ def heard(network: NeuralAgent, name: str, contracts: int, seed: int) -> None:
     """Games of ``network`` against itself until ``contracts`` hands were bid: each bidder's place in the
     bidding and its partner's call before it (or none: the bidding had ended at a 4, R7)."""
     games = min(contracts, 1024)
-    venv = SmearVectorEnv(games, seed=seed, reward="margin", **network.rules.to_dict())
+    venv = SmearVectorEnv(games, seed=seed, reward="margin", rules=network.rules)
     obs, info = venv.reset()
     calls: list[dict[int, int]] = [{} for _ in range(games)]
     rows: dict[tuple[str, str], int] = {}
@@ -153,7 +153,7 @@ def main() -> None:
     by_chance = Rollouts(network, args.deals, table)
     by_margin = Rollouts(network, args.deals)
     rng = np.random.default_rng(args.seed)
-    venv = SmearVectorEnv(16, seed=args.seed, reward="margin", **network.rules.to_dict())
+    venv = SmearVectorEnv(16, seed=args.seed, reward="margin", rules=network.rules)
     obs, info = venv.reset()
     rows: list[tuple[int, int, float, float, bool]] = []  # place, choice, chance gain of 2, margin gain, 2 best
     started = time.time()

@@ -1,6 +1,6 @@
 """Where a network's contracts lose points: its regret at bids, trumps and discards against long rollouts.
 
-Run: ``python benchmarks/contract_regret.py [--net PATH] [--positions 300] [--reference 256] [--deals 16,64]
+Run: ``python experiments/contract_regret.py [--net PATH] [--positions 300] [--reference 256] [--deals 16,64]
 [--phases bid trump discard]``. Decisions with a choice of the ``--phases`` (the contracts by default;
 ``play`` judges the card play the same way) are taken from games the network plays against itself (every
 third one, at random). At each, every legal action is valued by ``--reference`` rollouts
@@ -26,9 +26,10 @@ import numpy as np
 import torch
 
 from agents.chances import Chances
-from agents.neural import SHIPPED, NeuralAgent
+from agents.neural import NeuralAgent
 from agents.rollouts import CONTRACT_PHASES, Rollouts
 from agents.search import SearchAgent
+from nets.shipped import NETWORKS
 from smear_env import Phase, SmearVectorEnv, seat_view
 
 PHASES = {p.name.lower(): p for p in (*CONTRACT_PHASES, Phase.PLAY)}
@@ -37,7 +38,7 @@ PHASES = {p.name.lower(): p for p in (*CONTRACT_PHASES, Phase.PLAY)}
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "--net", default=str(SHIPPED), help="the network: a path, or neural, dmc, chance (default: the shipped neural)"
+        "--net", default=str(NETWORKS["neural"]), help="the network: a path, or neural, dmc, chance (default: the shipped neural)"
     )
     parser.add_argument("--positions", type=int, default=300, help="contract decisions to judge (default 300)")
     parser.add_argument("--reference", type=int, default=256, help="deals per action of the reference (default 256)")
@@ -60,7 +61,7 @@ def main() -> None:
     reference = Rollouts(network, args.reference, chances)
     compared = {int(n): Rollouts(network, int(n), chances) for n in args.deals.split(",")}
     rng = np.random.default_rng(args.seed)
-    venv = SmearVectorEnv(16, seed=args.seed, reward="margin", **network.rules.to_dict())
+    venv = SmearVectorEnv(16, seed=args.seed, reward="margin", rules=network.rules)
     obs, info = venv.reset()
     regret: dict[str, dict[str, list[float]]] = {p.name: {} for p in phases}
     judged, started = 0, time.time()

@@ -1,6 +1,6 @@
 """Learning curves: the win rate of a run's snapshots against fixed opponents over training time.
 
-Run: ``python benchmarks/plot_learning_curve.py runs/dmc_full runs/ppo_full --opponents heuristic,pimc
+Run: ``python experiments/plot_learning_curve.py runs/dmc_full runs/ppo_full --opponents heuristic,pimc
 --games 100 --points 6 --workers 2 --out docs/learning_curve.png`` (``--opponents heuristic@200,pimc@60``
 sets the games per opponent).
 

@@ -1,6 +1,6 @@
 """How well the search's deals guess the hidden cards, with and without inference from the play.
 
-Run: ``python benchmarks/inference.py [--net neural] [--positions 400] [--deals 32] [--infer 0,0.1,0.25,1]
+Run: ``python experiments/inference.py [--net neural] [--positions 400] [--deals 32] [--infer 0,0.1,0.25,1]
 [--draws 4] [--seed 7]``. Card-play decisions with a choice are taken from games the network plays
 against itself (about one in seven, at random). At each, ``--deals`` deals are drawn as
 ``search``'s rollouts draw them (``agents.rollouts``): from the shipped model of the hidden
