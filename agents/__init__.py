@@ -5,7 +5,13 @@ from .registry import RENAMED, AgentEntry, load_agent, register, registered, ren
 
 # The built-in agents: an id, where the class is, what a spec may say to it.
 NETWORK_OPTIONS = {"device": str, "any_rules": bool, "suits": int}  # every network agent's (agents.neural)
-NETWORKS = ("neural", "distilled", "chance", "dmc")  # nets.shipped.NETWORKS's names, spelled out: importing nets imports torch
+NETWORKS = (
+    "neural",
+    "distilled",
+    "chance",
+    "dmc",
+    "v0.3.0",
+)  # nets.shipped.NETWORKS's names, spelled out: importing nets imports torch
 register("random", "agents.random_agent:RandomAgent", summary="uniform over the legal actions")
 register("heuristic", "agents.heuristic:HeuristicAgent", summary="the rule-based player of agents/heuristic.py")
 register(

@@ -10,7 +10,8 @@ measured alone, with the previous commit's way of doing it beside it where it ch
 4. **transport**: blocks from ``--actors`` processes to the learner's process with no learning and no games
    (the processes send a block made beforehand, as fast as they can): shared-memory slots (this release)
    against pickled blocks of float32 observations through a queue (the previous).
-5. **learner**: gradient steps as DMC takes them (replay in, batches out, the step, publishing the weights)
+5. **learner**: gradient steps as DMC takes them (replay in, batches out, DMC's own ``train.dmc.gradient_step``
+   under the config's precision, publishing the weights)
    on the learner's device, times the agent-steps each stands for at ``dmc_quick``'s reuse: the replay on
    the device with packed observations and no wait per step (this release) against the numpy replay with
    a ``loss.item()`` per step and a publication per round (the previous).
@@ -34,10 +35,9 @@ from pathlib import Path
 
 import numpy as np
 import torch
-import torch.nn.functional as F  # noqa: N812 - the usual alias
 import yaml
 
-from nets import NetworkSpec, build_network
+from nets import NetworkSpec, SuitShuffle, build_network
 from smear_env import OBS_DIM, SmearVectorEnv
 from train import dmc
 from train.actors import ActorSettings, Block, Handoff, LocalActors, SelfPlay, Slots
@@ -213,6 +213,8 @@ def learner(seconds: float, config: dmc.Config, device: torch.device, previous: 
     else:
         replay = dmc.Replay(config.buffer_size, device, seed=0)
     sums, owed, since = torch.zeros((), device=device), 0.0, 0.0
+    shuffle = SuitShuffle(device) if config.augment_suits else None
+    generator = None if previous else replay.generator
 
     def round_() -> int:
         nonlocal sums, owed, since
@@ -223,19 +225,12 @@ def learner(seconds: float, config: dmc.Config, device: torch.device, previous: 
         owed += updates_per_block
         while owed >= 1:
             owed -= 1
-            if previous:
-                b_obs, b_act, b_ret = replay.sample(rng, config.batch_size, device)
-            else:
-                b_obs, b_act, b_ret = replay.sample(config.batch_size)
-            loss = F.mse_loss(q(b_obs).gather(1, b_act[:, None]).squeeze(1), b_ret)
-            optimizer.zero_grad(set_to_none=True)
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(q.parameters(), 40.0)
-            optimizer.step()
+            batch = replay.sample(rng, config.batch_size, device) if previous else replay.sample(config.batch_size)
+            loss = dmc.gradient_step(q, optimizer, batch, None, 0.0, None, config, shuffle, generator)["q_loss"]
             if previous:
                 loss.item()  # the previous loop read each step's loss on the host
             else:
-                sums += loss.detach()
+                sums += loss
         since += updates_per_block
         if previous or since >= config.publish_every:  # a publication per round (the previous), every publish_every steps (this)
             since = 0.0
@@ -306,6 +301,13 @@ def main(argv: list[str] | None = None) -> int:
         reuse = config.updates_per_step * config.batch_size / config.num_envs
         what = f"batch {config.batch_size}, reuse {reuse:.1f}, {device.type}"
         row("learner", what, learner(args.seconds, config, device, False), learner(args.seconds, config, device, True))
+        fp32 = learner(args.seconds, config, device, False)
+        row(
+            "learner",
+            f"{what}, bf16 against fp32",
+            learner(args.seconds, quick(device=device.type, precision="bf16"), device, False),
+            fp32,
+        )
     if gpu:
         big = quick(device="cuda", batch_size=8192, updates_per_step=config.updates_per_step * config.batch_size / 8192)
         row("learner", "batch 8192, the same reuse, cuda", learner(args.seconds, big, torch.device("cuda"), False))

@@ -8,13 +8,14 @@ config, so an agent loads it without knowing how it was made.
 
 from .checkpoint import FORMAT, Checkpoint, load_checkpoint, save_checkpoint
 from .device import resolve_device
-from .networks import MeanNetwork, NetworkSpec, SuitMean, build_network, check_suits, masked_argmax, widen
+from .networks import MeanNetwork, NetworkSpec, SuitMean, SuitShuffle, build_network, check_suits, masked_argmax, widen
 
 __all__ = [
     "FORMAT",
     "Checkpoint",
     "MeanNetwork",
     "SuitMean",
+    "SuitShuffle",
     "check_suits",
     "NetworkSpec",
     "build_network",

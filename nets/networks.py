@@ -154,6 +154,23 @@ class SuitMean(nn.Module):
         return values.gather(2, self.back.expand(obs.shape[0], -1, -1)).mean(dim=1)
 
 
+class SuitShuffle:
+    """Decisions seen under random orders of the suits (data augmentation for a Q-network's learner): no rule
+    names a suit, so a decision's observation and action relabelled by one of the 24 orders
+    (``smear_env.symmetry``) is a decision of the relabelled game with the same return."""
+
+    def __init__(self, device: torch.device) -> None:
+        self.obs_index = torch.from_numpy(OBS_INDEX).to(device)
+        self.new_action = torch.from_numpy(np.argsort(ACTION_INDEX, axis=1)).to(device)  # [order, old action] -> new
+
+    def __call__(
+        self, obs: torch.Tensor, actions: torch.Tensor, generator: torch.Generator | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """``obs`` [n, OBS_DIM] and ``actions`` [n], each row under an order of the suits drawn by ``generator``."""
+        orders = torch.randint(len(self.obs_index), (len(obs),), device=obs.device, generator=generator)
+        return obs.gather(1, self.obs_index[orders]), self.new_action[orders, actions]
+
+
 class ActorCritic(nn.Module):
     """PPO: a policy over the 72 actions from the seat's observation, and a centralized critic
     fed the full-information state plus the seat's observation (the policy never sees the state)."""

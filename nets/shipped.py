@@ -3,7 +3,7 @@
 
 The networks: ``neural`` (the agent the kit plays by default), ``distilled`` (the ``neural`` of 0.2.0's
 first day), ``chance`` (``distilled``'s card play with contracts valued by the game's win chance) and
-``dmc`` (0.1.0's network, DMC self-play alone). Beside them the learned model of the hidden cards
+``dmc`` (0.1.0's network, DMC self-play alone), and ``v0.3.0`` (the ``neural`` of release 0.3.0, the recipe's reference). Beside them the learned model of the hidden cards
 (:data:`BELIEFS`) and the table of win chances of ``chance``'s play (:data:`CHANCES`).
 """
 
@@ -13,7 +13,8 @@ from pathlib import Path
 
 FOLDER = Path(__file__).parent / "weights"
 NETWORKS: dict[str, Path] = {name: FOLDER / f"{name}.pt" for name in ("neural", "distilled", "chance", "dmc")}
-"""The shipped networks by name."""
+NETWORKS["v0.3.0"] = FOLDER / "neural.pt"  # 0.3.0's neural, by a name that stays when a new neural ships (its file then moves)
+"""The shipped networks by name (``v0.3.0``: the ``neural`` of release 0.3.0, the reference of the recipe's figures)."""
 BELIEFS = FOLDER / "beliefs.pt"
 """The learned model of where the hidden cards lie (``nets`` kind ``beliefs``; ``search``'s default)."""
 CHANCES = FOLDER / "chance.npz"

@@ -313,7 +313,12 @@ def test_every_shipped_config_file_makes_a_valid_config(path):
     from train.config import from_mapping
 
     trainer = {"dmc": dmc, "ppo": ppo}[path.name.split("_")[0]]
-    config = from_mapping(trainer.Config, yaml.safe_load(path.read_text()))
+    values = yaml.safe_load(path.read_text())
+    if path.name == "dmc_contracts.yaml":  # a stage of the recipe, which gives it the network and the table it made
+        values |= {"init": "dmc", "chances": "chance"}
+    if path.name == "dmc_recipe.yaml":  # a stage of the recipe, which gives it the time its learning rate falls over
+        values |= {"decay_seconds": 600.0}
+    config = from_mapping(trainer.Config, values)
     config.validate()
     if getattr(config, "init", None):
         from nets.shipped import weights_path
@@ -376,7 +381,7 @@ def test_checkpoints_run_configs_and_match_json_record_the_version(tmp_path):
 
 
 @pytest.mark.parametrize("command", ["train.dmc", "train.ppo", "train.distill", "train.beliefs", "train.chances", "train.export",
-                                     "train.sweep", "train.exploit", "apps.eval", "apps.play", "apps.records", "apps.web.app"])  # fmt: skip
+                                     "train.sweep", "train.exploit", "train.recipe", "apps.eval", "apps.play", "apps.records", "apps.web.app"])  # fmt: skip
 def test_every_command_is_one_argparse_program_whose_help_lists_each_option_with_its_default(command, capsys):
     """One style for every command: argparse through smear_env.flags, ``--help`` naming every option."""
     import importlib
@@ -386,9 +391,62 @@ def test_every_command_is_one_argparse_program_whose_help_lists_each_option_with
         main(["--help"])
     text = capsys.readouterr().out
     assert done.value.code == 0 and text.startswith("usage: ") and "--version" in text
-    if command in ("train.dmc", "train.ppo"):
+    if command in ("train.dmc", "train.ppo", "train.recipe"):
         config = importlib.import_module(command).Config
         for f in config.__dataclass_fields__:
             flag = "--" + f.replace("_", "-")
             assert flag in text if f != "rules" else "--kitty-size" in text, flag
         assert text.count("(default: ") >= len(config.__dataclass_fields__) - 1
+
+
+def test_the_recipe_config_file_makes_a_valid_recipe():
+    import yaml
+
+    from train.config import from_mapping
+    from train.recipe import STAGES, Config
+
+    config = from_mapping(Config, yaml.safe_load((CONFIGS / "champion.yaml").read_text()))
+    assert set(config.shares) <= set(STAGES) and config.minutes == 60
+    assert config.deadlines()["suits"] == pytest.approx(3600)
+
+
+def test_dmc_learning_rate_falls_linearly_and_bf16_suit_shuffled_steps_learn(tmp_path):
+    """``learning_rate_end``: the rate at each moment of a run's training time; a run in bf16 with the suits
+    shuffled and a clip of its own trains and logs its rate."""
+    config = dmc.Config(max_seconds=100, learning_rate=4e-4, learning_rate_end=4e-5)
+    assert config.learning_rate_at(0) == pytest.approx(4e-4) and config.learning_rate_at(50) == pytest.approx(2.2e-4)
+    assert config.learning_rate_at(1e6) == pytest.approx(4e-5)
+    assert dmc.Config(decay_seconds=10, max_seconds=100, learning_rate_end=1e-4).learning_rate_at(5) == pytest.approx(2e-4)
+    with pytest.raises(ValueError, match="learning_rate_end"):
+        dmc.Config(learning_rate_end=1e-2)
+    with pytest.raises(ValueError, match="max_grad_norm"):
+        dmc.Config(max_grad_norm=0)
+    folder = dmc.train(tiny_dmc(tmp_path, precision="bf16", augment_suits=True, max_grad_norm=5.0, learning_rate_end=1e-5,
+                                decay_seconds=5.0))  # fmt: skip
+    log = (folder / "train.log").read_text()
+    assert "learning_rate" in log and "q_loss" in log
+
+
+def test_r1_a_decision_shuffled_by_the_suits_is_the_relabelled_game_s_decision():
+    """``nets.SuitShuffle``: each row's observation and action relabelled by one order of the suits, as the engine
+    would see the relabelled deal (``smear_env.symmetry``)."""
+    import numpy as np
+
+    from nets import SuitShuffle
+    from smear_env.symmetry import OBS_INDEX, SUIT_PERMUTATIONS, relabel_action
+
+    game, obs, actions = Game(Rules(), 3), [], []
+    while not game.game_over and len(obs) < 60:
+        obs.append(observe(game, game.to_act))
+        actions.append(game.legal_actions()[-1])
+        game.step(actions[-1])
+    shuffle = SuitShuffle(torch.device("cpu"))
+    generator = torch.Generator().manual_seed(0)
+    new_obs, new_actions = shuffle(torch.from_numpy(np.stack(obs)), torch.tensor(actions), generator)
+    orders_seen = set()
+    for i, (o, a) in enumerate(zip(obs, actions, strict=True)):
+        matching = [k for k in range(24) if np.array_equal(new_obs[i].numpy(), o[OBS_INDEX[k]])]
+        assert matching, "not a relabelling of the observation"
+        assert int(new_actions[i]) in {relabel_action(a, SUIT_PERMUTATIONS[k]) for k in matching}
+        orders_seen.update(matching)
+    assert len(orders_seen) > 5  # the orders are drawn, not one

@@ -79,12 +79,14 @@ class ActorSettings:
     device: str
     chances: str | None = None  # target chance: the table of win chances (train.chances)
     learn_phases: tuple[str, ...] = PHASES  # the decisions a block keeps
+    precision: str = "fp32"  # bf16: the network's matrix products in bfloat16 (autocast)
 
     @classmethod
     def of(cls, config: Any, spec: NetworkSpec) -> ActorSettings:
         return cls(
             config.num_envs, config.target, config.epsilon, dict(config.opponents), config.pool_size, config.rules.to_dict(),
             spec.to_dict(), config.actor_device or config.device, config.chances, tuple(config.learn_phases),
+            config.precision,
         )  # fmt: skip
 
 
@@ -119,8 +121,8 @@ class SelfPlay:
         actions = np.zeros(settings.num_envs, dtype=np.int64)
         idx = np.flatnonzero(learner)
         if idx.size:
-            with torch.no_grad():
-                scores = q(torch.from_numpy(obs[idx]).to(self.device, non_blocking=True))
+            with torch.no_grad(), torch.autocast(self.device.type, torch.bfloat16, enabled=settings.precision == "bf16"):
+                scores = q(torch.from_numpy(obs[idx]).to(self.device, non_blocking=True)).float()
             on_cpu = self.device.type == "cpu"  # numpy's argmax there; on a GPU, the mask goes to the scores
             actions[idx] = masked_argmax(
                 scores.numpy() if on_cpu else scores, mask[idx] if on_cpu else torch.from_numpy(mask[idx]).to(self.device)

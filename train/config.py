@@ -242,7 +242,7 @@ class Start:
 
 def parse(cls: type[C], argv: list[str] | None, description: str, prog: str) -> tuple[C, Start]:
     """The config given by ``--config FILE.yaml`` (defaults) and flags, and how to start the run: one parse,
-    every field a flag (``smear_env.flags``), the file's values (and a resumed run's) under the flags given."""
+    every field a flag (``smear_env.flags``): the file's values, then a resumed run's own, then the flags given."""
     parser = command_parser(
         prog=prog,
         description=description,
@@ -266,9 +266,10 @@ def parse(cls: type[C], argv: list[str] | None, description: str, prog: str) -> 
         named = [find_config(args.config)] if args.config else []
     except ValueError as e:
         parser.error(str(e))
-    sources = ([Path(args.resume) / "config.yaml"] if args.resume else []) + named
+    saved = [Path(args.resume) / "config.yaml"] if args.resume else []
+    sources = named + saved  # a resumed run keeps its own config over a --config given again; flags change both
     for path in sources:
-        if args.resume and path == sources[0] and not path.is_file():
+        if path in saved and not path.is_file():
             parser.error(f"--resume {args.resume}: no config.yaml there; is it a run folder?")
         try:
             loaded = yaml.safe_load(path.read_text())

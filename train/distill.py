@@ -62,9 +62,9 @@ import numpy as np
 import torch
 
 from agents import Agent, load_agent
-from agents.neural import SHIPPED, NeuralAgent
+from agents.neural import NeuralAgent
 from nets import load_checkpoint, masked_argmax, save_checkpoint, widen
-from nets.shipped import weights_path
+from nets.shipped import NETWORKS, weights_path
 from smear_env import NUM_ACTIONS, Phase, Rules, SeatView, SmearVectorEnv, seat_view
 from smear_env.files import atomic_write
 from smear_env.flags import command_parser
@@ -106,12 +106,15 @@ def generate(
     label_rate: float,
     own_rate: float | None = None,
     limit: int | None = None,
+    chunk_seconds: float | None = None,
 ) -> int:
     """One worker: play and label for ``seconds``; writes ``out`` (npz: obs, mask, target, phase); returns positions.
 
     With ``own_rate`` the teacher labels only the decisions of :func:`endgame` hands (at ``label_rate``) and
     the student's own values label a share ``own_rate`` of the others (free, and they hold its play there).
-    It stops early at ``limit`` positions (they are held in memory until written: about 2.3 kB each)."""
+    It stops early at ``limit`` positions (they are held in memory until written: about 2.3 kB each).
+    With ``chunk_seconds`` the positions are written every so often, each part beside ``out`` as
+    ``STEM-K.npz`` (a kill loses at most the last part: ``train.recipe`` resumes from the parts written)."""
     torch.set_num_threads(1)
     seed_everything(seed)
     rng = np.random.default_rng(seed)
@@ -121,18 +124,33 @@ def generate(
     )
     if not isinstance(teacher, OracleTeacher):  # the oracle draws nothing
         teacher.seed(seed)
-    venv = SmearVectorEnv(games, seed=seed, reward="margin", copy=False, **student.rules.to_dict())
+    venv = SmearVectorEnv(games, seed=seed, reward="margin", copy=False, rules=student.rules)
     obs, info = venv.reset()
     kept: dict[str, list[np.ndarray]] = {"obs": [], "mask": [], "target": [], "phase": []}
     deadline = time.time() + seconds
     limit = limit or sys.maxsize
-    while time.time() < deadline and len(kept["obs"]) < limit:
+    written, parts, next_part = 0, 0, time.time() + (chunk_seconds or seconds)
+
+    def write_part() -> None:
+        nonlocal written, parts
+        if kept["obs"]:
+            arrays = {k: np.stack(v) for k, v in kept.items()}
+            atomic_write(out.with_name(f"{out.stem}-{parts:04d}.npz"), lambda f: np.savez_compressed(f, **arrays), binary=True)
+            written += len(kept["obs"])
+            parts += 1
+            for v in kept.values():
+                v.clear()
+
+    while time.time() < deadline and written + len(kept["obs"]) < limit:
+        if chunk_seconds and time.time() >= next_part:
+            write_part()
+            next_part = time.time() + chunk_seconds
         mask = info["action_mask"]
         actions = student.act_batch(obs, mask, None)
         choice = mask.sum(axis=1) > 1
         draws = rng.random(len(mask))
         if isinstance(teacher, OracleTeacher):  # it knows the cards: it labels, the student's own play goes on
-            games = np.flatnonzero(choice & (draws < label_rate))[: limit - len(kept["obs"])]
+            games = np.flatnonzero(choice & (draws < label_rate))[: limit - written - len(kept["obs"])]
             if len(games):
                 targets = teacher.values(venv, games.tolist())
                 kept["obs"] += list(obs[games].copy())
@@ -154,9 +172,12 @@ def generate(
             kept["mask"].append(mask[i].astype(bool))
             kept["target"].append(target)
             kept["phase"].append(np.int8(view.phase))
-            if time.time() >= deadline or len(kept["obs"]) >= limit:
+            if time.time() >= deadline or written + len(kept["obs"]) >= limit:
                 break
         obs, _, _, _, info = venv.step(actions)
+    if chunk_seconds:
+        write_part()
+        return written
     arrays = {k: np.stack(v) for k, v in kept.items()} if kept["obs"] else {}
     atomic_write(out, lambda f: np.savez_compressed(f, **arrays), binary=True)
     return len(kept["obs"])
@@ -176,6 +197,7 @@ def fit(
     own_positions: int | None = None,
     policy_weight: float = 1.0,
     mean_weight: float = 1.0,
+    state_path: Path | None = None,
 ) -> tuple[torch.nn.Module, dict[str, float]]:
     """``network`` (the start, trained in place) on the teacher's values of the legal actions: cross-entropy to them as
     a soft policy at ``temperature`` (points; the teacher's ranking, which is what play uses) plus
@@ -189,7 +211,11 @@ def fit(
     its value of the action the network plays, per decision (card play, and the rest), and how often
     the two choose alike. Every ``check_every`` steps it is measured and the weights with the lowest
     regret over all held-out decisions so far are kept (the start's included): a teacher's knowledge
-    may be in the card play (PIMC) or in the contracts (rollouts)."""
+    may be in the card play (PIMC) or in the contracts (rollouts).
+
+    With ``state_path`` the fit saves its state there at every check (the network, the optimizer, the weights
+    kept, its generators and the seconds spent) and, if the file is there when it starts, goes on from it for
+    the seconds left: a killed fit resumes where it was (``train.recipe``)."""
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     n = len(data["obs"])
@@ -224,6 +250,24 @@ def fit(
     kept, kept_regret, kept_step = copy.deepcopy(network.state_dict()), before["regret"], 0
     optimizer = torch.optim.Adam(network.parameters(), lr=learning_rate)
     started, steps = time.time(), 0
+    if state_path is not None and state_path.is_file():
+        saved = torch.load(state_path, weights_only=False)
+        network.load_state_dict(saved["network"])
+        optimizer.load_state_dict(saved["optimizer"])
+        kept, kept_regret, kept_step, steps = saved["kept"], saved["kept_regret"], saved["kept_step"], saved["steps"]
+        before = saved["before"]
+        rng.bit_generator.state = saved["rng"]
+        torch.set_rng_state(saved["torch_rng"])
+        started -= saved["seconds"]
+
+    def save_state() -> None:
+        if state_path is None:
+            return
+        state = dict(network=network.state_dict(), optimizer=optimizer.state_dict(), kept=kept, kept_regret=kept_regret,
+                     kept_step=kept_step, steps=steps, before=before, rng=rng.bit_generator.state,
+                     torch_rng=torch.get_rng_state(), seconds=time.time() - started)  # fmt: skip
+        atomic_write(state_path, lambda f: torch.save(state, f), binary=True)
+
     while time.time() - started < seconds:
         rows = torch.from_numpy(rng.choice(train, size=min(batch, len(train)), replace=False))
         loss = teacher_loss(network(obs[rows]), target[rows], legal[rows], temperature, value_weight, policy_weight, mean_weight)
@@ -235,6 +279,7 @@ def fit(
             now = measure()
             if now["regret"] < kept_regret:
                 kept, kept_regret, kept_step = copy.deepcopy(network.state_dict()), now["regret"], steps
+            save_state()
             print(f"{time.time() - started:6.0f} s  {steps:,} steps  loss {loss.item():.3f}  held-out regret "
                   f"{now['regret']:.4f} ({now['regret_play']:.4f} play, {now['regret_other']:.4f} other)", flush=True)  # fmt: skip
     network.load_state_dict(kept)
@@ -259,7 +304,9 @@ def _parser() -> argparse.ArgumentParser:
         default="search",
         help="the agent to imitate: any agent with scores() (default search; with another --init, search:net=PATH to match)",
     )
-    parser.add_argument("--init", default=str(SHIPPED), help="the network that plays the games and that the student starts from")
+    parser.add_argument(
+        "--init", default=str(NETWORKS["neural"]), help="the network that plays the games and that the student starts from"
+    )
     parser.add_argument(
         "--hidden",
         help="the student's hidden layer sizes, e.g. 512,512 (default: the --init network's); wider than the "

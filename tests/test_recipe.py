@@ -1,0 +1,112 @@
+"""``python -m train.recipe``: from random weights through every stage to a network and its matches, on a budget of
+seconds; a run killed at any moment resumes where it stopped, its clock counted across the resumes."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from nets import load_checkpoint
+from train.recipe import STAGES, Config, main
+
+pytestmark = pytest.mark.xdist_group("recipe")
+
+TINY = [
+    "--minutes", "0.9", "--workers", "1", "--table-hands", "1000", "--max-positions", "3000",
+    "--final-games", "2", "--snapshot-games", "2", "--final-opponents", "heuristic", "--eval-workers", "1",
+    "--snapshot-minutes", "0.2", "0.5", "0.9", "--device", "cpu", "--actor-device", "cpu",
+]  # fmt: skip
+
+
+def test_the_recipe_makes_a_network_from_nothing_through_every_stage(tmp_path):
+    assert main(["--config", "champion", "--runs-dir", str(tmp_path), "--run-name", "r", *TINY]) == 0
+    folder = tmp_path / "r"
+    state = json.loads((folder / "recipe.json").read_text())
+    assert list(state["done"]) == list(STAGES)  # every stage ran, in order
+    assert state["resumes"] == 0 and 0.9 * 60 <= state["elapsed"] < 0.9 * 60 + 60  # the budget, and little past it
+    for stage in STAGES:
+        assert (folder / state["done"][stage]).is_file()
+    final = load_checkpoint(folder / "final.pt")
+    assert final.network.kind == "q_split"  # the contracts stage joined its contracts to the card play
+    assert final.extra["recipe"]["shares"] == Config().shares
+    assert sorted(state["snapshots"]) == ["0.2", "0.5", "0.9"]
+    for snap in state["snapshots"].values():
+        load_checkpoint(folder / snap["path"])  # each a network that plays
+    results = json.loads((folder / "results.json").read_text())
+    assert results["final"]["heuristic"]["games"] == 2 and 0 <= results["final"]["heuristic"]["win_rate"] <= 1
+    assert set(results["curve"]) == {"0.2", "0.5", "0.9"}
+    assert (folder / "stages" / "1-selfplay" / "checkpoint.pt").is_file()  # the DMC stage's own run folder
+    assert any(p.name.startswith("events.out.tfevents") for p in folder.iterdir())
+    assert "made" in (folder / "recipe.log").read_text()
+    # a second run in the same folder is refused, naming the ways on
+    assert main(["--config", "champion", "--runs-dir", str(tmp_path), "--run-name", "r", *TINY]) == 2
+
+
+def test_a_recipe_killed_in_the_middle_resumes_where_it_stopped(tmp_path):
+    """Killed (SIGKILL) while its exit stage labels positions: the resumed run keeps the self-play stage's network
+    and the positions written, goes on, and its clock counts both parts of the run."""
+    command = [sys.executable, "-m", "train.recipe", "--config", "champion", "--runs-dir", str(tmp_path), "--run-name", "k"]
+    args = [*TINY, "--minutes", "1.2", "--shares", "selfplay=0.4", "exit=0.6", "--final-games", "0", "--snapshot-games", "0"]
+    folder = tmp_path / "k"
+    process = subprocess.Popen([*command, *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.time() + 240
+        while time.time() < deadline:  # until the exit stage has written a part of its positions
+            parts = list((folder / "stages" / "2-exit" / "positions").glob("*.npz"))
+            if parts:
+                break
+            time.sleep(0.5)
+        assert parts, "the exit stage never wrote positions"
+    finally:
+        os.killpg(process.pid, signal.SIGKILL)  # the run and its worker processes, by the group this test started
+        process.wait(30)
+    killed = json.loads((folder / "recipe.json").read_text())
+    assert list(killed["done"]) == ["selfplay"] and "final.pt" not in os.listdir(folder)
+    selfplay = (folder / killed["done"]["selfplay"]).read_bytes()
+    finished = subprocess.run([*command, "--resume", str(folder)], capture_output=True, text=True, timeout=600)
+    assert finished.returncode == 0, finished.stderr[-2000:]
+    state = json.loads((folder / "recipe.json").read_text())
+    assert state["resumes"] == 1 and list(state["done"]) == ["selfplay", "exit"]
+    assert (folder / state["done"]["selfplay"]).read_bytes() == selfplay  # the stage done is not done again
+    assert state["elapsed"] >= killed["elapsed"] and state["elapsed"] >= 1.2 * 60
+    assert (folder / "final.pt").is_file()
+
+
+@pytest.mark.parametrize(
+    ("values", "words"),
+    [
+        ({"minutes": 0}, "minutes"),
+        ({"minutes": float("nan")}, "minutes"),
+        ({"shares": {"selfplay": 1, "magic": 1}}, "unknown stage"),
+        ({"shares": {"selfplay": -1}}, "weights 0 or more"),
+        ({"shares": {"selfplay": 1, "contracts": 1}}, "give table a share"),
+        ({"exit_teacher": "search"}, "{net}"),
+        ({"suits_orders": 25}, "1 to 24"),
+        ({"table_hands": 10}, "at least 1,000"),
+        ({"exit_fit_share": 1.0}, "exit_fit_share"),
+        ({"snapshot_minutes": (0.0,)}, "snapshot_minutes"),
+    ],
+)
+def test_a_bad_recipe_config_is_refused_naming_the_field(values, words):
+    with pytest.raises(ValueError, match=None) as refused:
+        Config(**values)
+    assert words in str(refused.value)
+
+
+def test_the_shares_are_weights_and_each_stage_ends_at_its_point_of_the_clock():
+    config = Config(minutes=10, shares={"selfplay": 2, "exit": 1, "table": 0, "contracts": 0, "suits": 1})
+    ends = config.deadlines()
+    assert ends["selfplay"] == pytest.approx(300) and ends["exit"] == pytest.approx(450)
+    assert ends["table"] == ends["contracts"] == pytest.approx(450) and ends["suits"] == pytest.approx(600)
+
+
+def test_a_missing_stage_config_is_named_before_anything_starts(tmp_path):
+    assert main(["--runs-dir", str(tmp_path), "--selfplay", "nope", "--minutes", "1"]) == 2
+    assert not any(Path(tmp_path).iterdir())
