@@ -11,7 +11,7 @@ $(STAMP): pyproject.toml Makefile
 	$(PY) -m pip install --quiet --upgrade pip
 	# torch first, pinned: an unpinned torch would pull a multi-GB CUDA build.
 	$(PY) -m pip install --quiet torch==2.13.0
-	$(PY) -m pip install --quiet -e ".[train,web,plot,dev,docs,sb3,ray]"
+	$(PY) -m pip install --quiet -e ".[train,web,plot,dev,docs,sb3,ray,openspiel,rlcard]"
 	touch $(STAMP)
 
 ## The main job: a few minutes of DMC self-play from scratch, ending with an arena match against `heuristic`.

@@ -50,6 +50,12 @@ register(
     files={"net": NETWORKS, "beliefs": ("uniform",), "chances": ("chance",)},
     summary="the network for the contract, PIMC over deals from a learned model of the hidden cards for the play, blended (presets: pimc, rollouts, chance)",
 )
+register(
+    "ismcts",
+    "agents.interop:ISMCTSAgent",
+    options={"simulations": int, "uct_c": float, "rollouts": int},
+    summary="OpenSpiel's information-set MCTS over the hand in progress (pip install 'smear-rl[openspiel]')",
+)
 # 0.2.0's names of the shipped networks as agents of their own: accepted for this release, with a warning.
 rename("dmc", "neural:dmc")
 rename("distilled", "neural:distilled")

@@ -3,7 +3,8 @@ extra and the pip command, never a traceback.
 
 ``pip install smear-rl`` gives the rules, the envs and the records; the rest comes with extras:
 ``train`` (PyTorch, the trainers and the network agents), ``web`` (``smear-web``), ``plot`` (a league's
-plot), ``ray`` (clusters), ``sb3`` (the Stable-Baselines3 example). :func:`need` checks for a module
+plot), ``ray`` (clusters), ``sb3`` (the Stable-Baselines3 example), ``openspiel`` and ``rlcard`` (the game in
+those frameworks). :func:`need` checks for a module
 without importing it; :func:`missing` turns an import that failed into the same message; a command
 runs its body inside :func:`command`, which prints that message and exits with code 2.
 """
@@ -25,6 +26,9 @@ EXTRAS = {
     "ray": "ray",
     "sb3_contrib": "sb3",
     "stable_baselines3": "sb3",
+    "pyspiel": "openspiel",
+    "open_spiel": "openspiel",
+    "rlcard": "rlcard",
 }
 """Each optional module (its top-level name) and the extra that installs it."""
 

@@ -22,6 +22,8 @@ FORBIDDEN = {"smear_env": {"torch", "ray"}, "nets": {"ray"}, "agents": {"ray"}, 
 
 
 RAY_MODULES = {"ray_actors", "on_ray", "ray_cluster", "sweep"}  # the only modules that import Ray (it is optional)
+FRAMEWORKS = {"pyspiel", "open_spiel", "rlcard"}
+ADAPTERS = {"openspiel_game", "rlcard_env", "interop"}  # the only modules that import OpenSpiel or RLCard (optional)
 
 
 def imports_of(path: Path) -> set[str]:
@@ -42,6 +44,16 @@ def test_layers_import_downward_only(layer):
         assert not upward, f"{path.relative_to(ROOT)} imports {sorted(upward)}: {layer} may import {sorted(ALLOWED[layer])}"
         banned = found & FORBIDDEN.get(layer, set()) - ({"ray"} if path.stem in RAY_MODULES else set())
         assert not banned, f"{path.relative_to(ROOT)} imports {sorted(banned)}"
+        frameworks = found & FRAMEWORKS
+        assert not frameworks or path.stem in ADAPTERS, f"{path.relative_to(ROOT)} imports {sorted(frameworks)}: adapters only"
+
+
+def test_importing_the_kit_imports_neither_openspiel_nor_rlcard():
+    import subprocess
+    import sys
+
+    code = "import sys, smear_env, agents, nets; print(sorted(m for m in ('pyspiel', 'rlcard') if m in sys.modules))"
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "[]"
 
 
 def test_nothing_imports_train():

@@ -39,6 +39,8 @@ class Limits:
     """Rollouts a legal action, at most: ``search``'s ``rollouts`` and ``play_rollouts``."""
     draws: int = 8
     """``search``'s ``draws``, at most."""
+    simulations: int = 200
+    """``ismcts``'s ``simulations`` a decision, at most."""
     members: int = 4
     """Networks in a ``neural:A+B`` ensemble, at most."""
 
@@ -50,6 +52,7 @@ class Limits:
             "rollouts": self.rollouts,
             "play_rollouts": self.rollouts,
             "draws": self.draws,
+            "simulations": self.simulations,
         }
 
 
