@@ -459,7 +459,7 @@ def test_an_agent_that_fails_between_turns_stops_the_table_and_nobody_moves_for_
         if answer.status_code != 200:
             stopped = answer
             break
-    assert stopped is not None and stopped.status_code == 409
+    assert stopped is not None and stopped.status_code == 410  # Gone: the table has stopped for good
     assert "failed at its turn" in stopped.json()["error"] and "abandon it" in stopped.json()["error"]
     state = client.get(f"/api/tables/{table}").json()
     assert state["failed"] and "RuntimeError: the agent broke" in state["failed"]
@@ -469,9 +469,12 @@ def test_an_agent_that_fails_between_turns_stops_the_table_and_nobody_moves_for_
     before = (len(game.records), game.to_act, list(game.trick), game.phase)
     for action in range(72):  # no action id moves for the seat to act, and no answer names its cards
         refused = client.post(f"/api/tables/{table}/action", json={"action": action})
-        assert refused.status_code == 409 and "legal" not in refused.json()["error"], refused.text
-    assert client.post(f"/api/tables/{table}/continue").status_code == 409
+        assert refused.status_code == 410 and "legal" not in refused.json()["error"], refused.text
+        assert "failed at its turn" in refused.json()["error"]  # every answer says why, in one line
+    assert client.post(f"/api/tables/{table}/continue").status_code == 410
     assert (len(game.records), game.to_act, list(game.trick), game.phase) == before  # nothing moved
+    kept = client.get(f"/api/tables/{table}/records")  # the hands it finished stay downloadable
+    assert kept.status_code == 200 and len(kept.text.splitlines()) == len(game.records)
     assert client.delete(f"/api/tables/{table}").status_code == 204
     assert len(tables) == 0
 

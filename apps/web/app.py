@@ -62,7 +62,7 @@ from .guard import LOOPBACK, Guard
 from .policy import AgentPolicy, Limits
 from .replay import FolderError, RecordsFolder, check_file, explain, match_mismatch, match_swings
 from .shares import BusyError, Share
-from .tables import MAX_PER_CLIENT, MAX_TABLES, Table, TableError, Tables, TablesFullError
+from .tables import MAX_PER_CLIENT, MAX_TABLES, AgentFailedError, Table, TableError, Tables, TablesFullError
 
 STATIC = Path(str(files("apps.web").joinpath("static")))
 MAX_BODY = 64 * 1024
@@ -239,6 +239,8 @@ class TableRoutes:
 
         try:
             return JSONResponse(await self.work(run))
+        except AgentFailedError as e:  # the table has stopped for good: every later move is 410, naming why
+            return error(410, str(e))
         except TableError as e:
             return error(409, str(e))
         except ValueError as e:

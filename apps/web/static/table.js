@@ -316,8 +316,9 @@ async function run(step) {
     draw();
     window.smearState = state; // what the page shows now (the browser tests read it)
   } catch (e) {
-    if (e.status === 409 && tableId) {
-      // This view was old (another tab moved on, or the move is still being played): show where the table stands.
+    if ((e.status === 409 || e.status === 410) && tableId) {
+      // This view was old (another tab moved on, or the move is still being played), or an agent stopped the
+      // table (410): show where the table stands.
       try {
         state = await api("GET", `/api/tables/${tableId}`);
         draw();
