@@ -9,9 +9,12 @@ first day), ``chance`` (``distilled``'s card play with contracts valued by the g
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
-FOLDER = Path(__file__).parent / "weights"
+FOLDER = Path(os.environ.get("SMEAR_RL_WEIGHTS") or Path(__file__).parent / "weights")
+"""Where the shipped weights are read: ``nets/weights/`` beside this module, or the folder the environment variable
+``SMEAR_RL_WEIGHTS`` names (an empty one proves that a run reads nothing the kit ships: ``tests/test_recipe.py``)."""
 NETWORKS: dict[str, Path] = {name: FOLDER / f"{name}.pt" for name in ("neural", "distilled", "chance", "dmc")}
 NETWORKS["v0.3.0"] = FOLDER / "neural.pt"  # 0.3.0's neural, by a name that stays when a new neural ships (its file then moves)
 """The shipped networks by name (``v0.3.0``: the ``neural`` of release 0.3.0, the reference of the recipe's figures)."""

@@ -26,7 +26,19 @@ TINY = [
 
 
 def test_the_recipe_makes_a_network_from_nothing_through_every_stage(tmp_path):
-    assert main(["--config", "champion", "--runs-dir", str(tmp_path), "--run-name", "r", *TINY]) == 0
+    """Every stage, the snapshots and the final match, with the shipped-weights folder pointed at an empty one
+    (``SMEAR_RL_WEIGHTS``): every network, table and label the recipe uses, it made (the final match is against
+    ``heuristic`` only; ``neural:v0.3.0`` is the kit's)."""
+    empty = tmp_path / "no-weights"
+    empty.mkdir()
+    env = {**os.environ, "SMEAR_RL_WEIGHTS": str(empty)}
+    probe = subprocess.run([sys.executable, "-c", "from agents import load_agent; load_agent('neural')"], env=env,
+                           capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert probe.returncode != 0 and "neural" in probe.stderr  # the variable takes effect: no shipped network there
+    command = [sys.executable, "-m", "train.recipe", "--config", "champion", "--runs-dir", str(tmp_path), "--run-name", "r"]
+    made = subprocess.run([*command, *TINY], env=env, capture_output=True, text=True, timeout=600)
+    assert made.returncode == 0, made.stderr[-3000:]
+    assert not any(empty.iterdir())
     folder = tmp_path / "r"
     state = json.loads((folder / "recipe.json").read_text())
     assert list(state["done"]) == list(STAGES)  # every stage ran, in order
