@@ -185,6 +185,17 @@ def test_the_site_builds_strictly_offline_with_the_api_and_the_notebooks(tmp_pat
     assert "<img" in pages["notebooks/train_and_evaluate.html"]  # its plots
 
 
+def test_the_recipe_page_lists_every_setting_of_the_recipe():
+    """docs/recipe.md's settings table has a row for each field of ``train.recipe.Config``, and no other."""
+    import dataclasses
+    import re
+
+    from train.recipe import Config
+
+    rows = re.findall(r"^\| `(\w+)` \| `", (ROOT / "docs" / "recipe.md").read_text(), flags=re.M)
+    assert rows == [f.name for f in dataclasses.fields(Config)]
+
+
 def test_the_architecture_page_names_only_paths_that_exist_and_settings_where_they_are():
     """docs/architecture.md: every repository path it names exists, and each file of its settings table names
     the setting (the table was made by grep; a file that stops naming a setting must leave it)."""

@@ -157,8 +157,6 @@ class Config:
         share = self.share
         if share("contracts") and not share("table"):
             raise ValueError("config shares: the contracts stage learns from the table's win chances: give table a share too")
-        if not share("selfplay") and not self.init and any(share(s) for s in ("exit", "table", "contracts", "suits")):
-            pass  # the later stages start from random weights: allowed (a screen of what each stage does alone)
         for name in ("exit_label_rate",):
             if not 0 < getattr(self, name) <= 1:
                 raise ValueError(f"config {name}={getattr(self, name)}: in (0, 1]")
