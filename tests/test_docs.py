@@ -20,8 +20,8 @@ def test_env_page_dimensions_match_the_code():
 
 
 def test_readme_is_a_front_page():
-    """At most ~250 lines; the details live in docs/ (issue #31); release notes live in the CHANGELOG (#54)."""
-    assert len(README.splitlines()) <= 250
+    """At most 150 lines; the details live in docs/; release notes live in the CHANGELOG (#67)."""
+    assert len(README.splitlines()) <= 150
     assert "previous release" not in README and "release before" not in README
 
 
