@@ -51,6 +51,12 @@ register(
     summary="the network for the contract, PIMC over deals from a learned model of the hidden cards for the play, blended (presets: pimc, rollouts, chance)",
 )
 register(
+    "rlcard",
+    "agents.interop:RLCardAgent",
+    argument="path",
+    summary="an RLCard DQN agent trained on rlcard.make('smear'): rlcard:PATH, its checkpoint (pip install 'smear-rl[rlcard]')",
+)
+register(
     "ismcts",
     "agents.interop:ISMCTSAgent",
     options={"simulations": int, "uct_c": float, "rollouts": int},

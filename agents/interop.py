@@ -4,6 +4,8 @@
   tools, on the ``smear`` game of :mod:`smear_env.openspiel_game`.
 * :class:`KitRLCardAgent`: any kit agent as an RLCard agent (``step``, ``eval_step``, ``use_raw``), for
   ``env.set_agents`` and ``rlcard.utils.tournament`` on the ``smear`` env of :mod:`smear_env.rlcard_env`.
+* :class:`RLCardAgent` (``rlcard:PATH``): an RLCard DQN agent trained on ``rlcard.make("smear")`` (its
+  checkpoint, ``DQNAgent.save_checkpoint``) playing a kit seat, for the arena and every command.
 * :class:`ISMCTSAgent` (``ismcts[:simulations=N,uct_c=X,rollouts=N]``): OpenSpiel's information-set MCTS
   (``open_spiel.python.algorithms.ismcts``) deciding for a kit seat. It searches the hand in progress (the
   game ``smear(one_hand=true)``: a hand's end valued by its score margin) from the seat's view, the hidden
@@ -16,11 +18,15 @@ is made.
 
 from __future__ import annotations
 
+import contextlib
+import io
+from collections import OrderedDict
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from smear_env import Rules, SeatView, observe, sample_game, seat_view
+from smear_env import Rules, SeatView, action_name, observe, sample_game, seat_view
 from smear_env.extras import need
 
 from .base import Agent
@@ -98,6 +104,7 @@ class KitRLCardAgent:
         self.agent.seed(seed)
 
     def step(self, state: dict[str, Any]) -> int:
+        """The kit agent's move in RLCard's state."""
         view: SeatView = state["raw_obs"]
         mask = np.zeros(72, dtype=np.int8)
         mask[list(state["legal_actions"])] = 1
@@ -150,3 +157,45 @@ class ISMCTSAgent(Agent):
         state.kit, state.first_dealer, state.dealing = kit, view.dealer, False
         bot = ismcts_bot(game, self.simulations, self.uct_c, self.rollouts, seed=int(self.rng.integers(2**31)))
         return int(bot.step(state))
+
+
+def rlcard_state(observation: np.ndarray, legal: list[int], view: SeatView) -> dict[str, Any]:
+    """A kit seat's decision as RLCard's env states it (``smear_env.rlcard_env``): what its agents read."""
+    return {
+        "obs": observation,
+        "legal_actions": OrderedDict((int(a), None) for a in legal),
+        "raw_obs": view,
+        "raw_legal_actions": [action_name(int(a)) for a in legal],
+    }
+
+
+class RLCardAgent(Agent):
+    """An RLCard DQN agent playing a kit seat: ``rlcard:PATH``, the checkpoint RLCard's ``DQNAgent.save_checkpoint``
+    wrote after training on ``rlcard.make("smear")`` (``experiments/rlcard_dqn.py`` trains one). It sees what the
+    RLCard env would give it (the kit's observation and legal actions) and plays its greedy action."""
+
+    name = "rlcard"
+    independent = True
+
+    def __init__(self, path: str) -> None:
+        super().__init__()
+        need("rlcard", "an RLCard agent")
+        import torch
+        from rlcard.agents import DQNAgent
+
+        try:
+            checkpoint = torch.load(Path(path), map_location="cpu", weights_only=False)
+        except Exception as e:  # noqa: BLE001 - whatever torch.load raises for a file that is not a checkpoint
+            raise ValueError(f"agent spec 'rlcard:{path}': cannot read it ({type(e).__name__}: {e})") from None
+        if not isinstance(checkpoint, dict) or checkpoint.get("agent_type") != "DQNAgent":
+            raise ValueError(f"agent spec 'rlcard:{path}': not a checkpoint of RLCard's DQNAgent (save_checkpoint)")
+        checkpoint["device"] = checkpoint["q_estimator"]["device"] = torch.device("cpu")
+        with contextlib.redirect_stdout(io.StringIO()):  # from_checkpoint prints a line of its own
+            self.agent = DQNAgent.from_checkpoint(checkpoint)
+        self.agent.memory.memory = []  # its replay is not needed to play
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, view: SeatView) -> int:
+        """The DQN agent's greedy action among the legal ones."""
+        legal = list(view.legal_actions) or np.flatnonzero(action_mask).tolist()
+        action, _ = self.agent.eval_step(rlcard_state(observation, legal, view))
+        return int(action)

@@ -54,7 +54,7 @@ def openspiel_game(seed: int, game=None) -> int:
 
 
 def rlcard_game(seed: int, env=None) -> int:
-    env = env or rlcard.make("smear", config={"seed": seed})
+    env = env or rlcard.make("smear", config={"seed": seed, "game_episode": "game"})
     state, _ = env.reset()
     rng = np.random.default_rng(seed)
     decisions = 0
@@ -69,7 +69,7 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=20)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
-    game, env = pyspiel.load_game("smear"), rlcard.make("smear", config={"seed": args.seed})
+    game, env = pyspiel.load_game("smear"), rlcard.make("smear", config={"seed": args.seed, "game_episode": "game"})
     runners = {"smear_v0 (PettingZoo)": pettingzoo_game, "OpenSpiel smear": lambda s: openspiel_game(s, game),
                "RLCard smear": lambda s: rlcard_game(s, env)}  # fmt: skip
     totals = {name: [0, 0.0] for name in runners}

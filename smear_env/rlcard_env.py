@@ -13,8 +13,12 @@ shape: a :class:`SmearRLCardGame` with ``init_game``, ``step``, ``get_state``, `
   the legal action ids (an ordered mapping, as RLCard's agents read it), ``raw_obs`` the seat's
   :class:`smear_env.SeatView`, ``raw_legal_actions`` their names (``smear_env.action_name``).
 * **Actions** are the kit's 72 ids.
-* **Payoffs**: the kit's ``reward="game"``, +1 to both partners of the team that won the game, -1 to the
-  other two, 0 to all on a game truncated by R16. RLCard has no teams; the team reward is each seat's own.
+* **Episodes** (``game_episode``): ``"hand"`` (the default) is one hand, as ``smear_v0``'s
+  ``episode="hand"`` (a thrown-in hand is redealt within it); ``"game"`` a whole game to ``target_score``.
+* **Payoffs**: of a hand, its score margin (the kit's ``reward="margin"``): each seat gets its partnership's
+  points of the hand less the other's, partners equal, opponents opposite; of a game, the kit's
+  ``reward="game"``, +1 to both partners of the team that won it, -1 to the other two, 0 to all on a game
+  truncated by R16. RLCard has no teams; the team's payoff is each seat's own.
 * **Rule settings** are game config keys, ``game_`` and the setting's name (``game_kitty_size``,
   ``game_stick_the_dealer``, ...), checked by :class:`smear_env.Rules`.
 * **Seeds**: ``config={"seed": S}`` deals the games of ``smear_v0`` reset with ``seed=S`` (the same cards,
@@ -41,8 +45,9 @@ from .view import seat_view
 
 NAME = "smear"
 PLAYERS = 4
-DEFAULT_GAME_CONFIG = {f"game_{name}": value for name, value in Rules().to_dict().items()}
-"""The rule settings as RLCard game config keys (``game_kitty_size``: 3, ...)."""
+EPISODES = ("hand", "game")
+DEFAULT_GAME_CONFIG = {**{f"game_{name}": value for name, value in Rules().to_dict().items()}, "game_episode": "hand"}
+"""The rule settings as RLCard game config keys (``game_kitty_size``: 3, ...), and ``game_episode``."""
 
 
 class SmearRLCardGame:
@@ -50,6 +55,7 @@ class SmearRLCardGame:
 
     def __init__(self, rules: Rules | None = None, allow_step_back: bool = False) -> None:
         self.rules = rules or Rules()
+        self.episode_mode = "hand"
         self.allow_step_back = allow_step_back
         self.np_random = np.random.RandomState()
         self.entropy: int | None = None  # the seed's entropy (smear_v0's), set by SmearRLCardEnv.seed
@@ -58,13 +64,24 @@ class SmearRLCardGame:
         self.history: list[Game] = []
 
     def configure(self, config: dict[str, Any]) -> None:
-        self.rules = Rules.from_dict({k.removeprefix("game_"): v for k, v in config.items() if k in DEFAULT_GAME_CONFIG})
+        """The rule settings and the episode from RLCard's game config keys (a ValueError naming a bad one)."""
+        episode = config.get("game_episode", "hand")
+        if episode not in EPISODES:
+            raise ValueError(f"game_episode={episode!r}: 'hand' (one hand, the default) or 'game' (a game to target_score)")
+        self.episode_mode = episode
+        settings = {k.removeprefix("game_"): v for k, v in config.items() if k in DEFAULT_GAME_CONFIG and k != "game_episode"}
+        self.rules = Rules.from_dict(settings)
 
     def init_game(self) -> tuple[dict[str, Any], int]:
         """A new game, dealt as ``smear_v0`` deals its games for the same seed; the first seat's state and id."""
         if self.entropy is None:
             self.entropy = run_entropy(int(self.np_random.randint(2**31)))
-        self.game = Game(self.rules, game_rng(self.entropy, 0, self.episode), game_id=game_label(self.entropy, 0, self.episode))
+        self.game = Game(
+            self.rules,
+            game_rng(self.entropy, 0, self.episode),
+            game_id=game_label(self.entropy, 0, self.episode),
+            stop_after_hand=self.episode_mode == "hand",
+        )
         self.episode += 1
         self.history = []
         player = self.get_player_id()
@@ -116,7 +133,11 @@ class SmearRLCardGame:
         }
 
     def get_payoffs(self) -> list[float]:
+        """Each seat's payoff once the episode is over (0 before): its team's margin of the hand, or +1/-1 for the game."""
         assert self.game is not None
+        if self.episode_mode == "hand":
+            scores = self.game.scores if self.game.game_over else (0, 0)  # a hand episode starts at 0 to 0
+            return [float(scores[team_of(seat)] - scores[1 - team_of(seat)]) for seat in range(PLAYERS)]
         winner = self.game.winner
         if not self.game.game_over or winner is None:
             return [0.0] * PLAYERS

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from smear_env import Rules, check_records, parse_card
+from smear_env import Game, Rules, check_records, observe, parse_card, seat_view
 from smear_env import env as smear_v0
 
 pyspiel = pytest.importorskip("pyspiel", reason="the openspiel extra (make test installs it)")
@@ -33,9 +33,9 @@ SETTINGS = [
 """Every rule setting the kit has, one at a time (a short target keeps the quadratic serialisation check quick)."""
 
 
-def smear_v0_game(seed: int, rules: Rules) -> tuple[list[int], list[dict]]:
-    """A game of ``smear_v0`` with random legal moves: its actions and its hand records."""
-    env = smear_v0(**rules.to_dict())
+def smear_v0_game(seed: int, rules: Rules, episode: str = "game") -> tuple[list[int], list[dict]]:
+    """An episode of ``smear_v0`` with random legal moves: its actions and its hand records."""
+    env = smear_v0(episode=episode, reward="game" if episode == "game" else "margin", **rules.to_dict())
     env.reset(seed=seed)
     rng = np.random.default_rng(seed)
     actions = []
@@ -218,7 +218,7 @@ def test_rlcard_env_random_agents_tournament_and_kit_agents():
 
     from agents.interop import KitRLCardAgent
 
-    env = rlcard.make("smear", config={"seed": 0, "game_target_score": 5})
+    env = rlcard.make("smear", config={"seed": 0, "game_target_score": 5, "game_episode": "game"})
     assert env.num_players == 4 and env.num_actions == 72 and env.state_shape[0] == [427]
     env.set_agents([KitRLCardAgent("heuristic"), RandomAgent(72), KitRLCardAgent("heuristic"), RandomAgent(72)])
     payoffs = tournament(env, 6)
@@ -230,11 +230,11 @@ def test_rlcard_dqn_learner_runs_on_smear():
     from rlcard.agents import DQNAgent, RandomAgent
     from rlcard.utils import reorganize
 
-    env = rlcard.make("smear", config={"seed": 1, "game_target_score": 4})
+    env = rlcard.make("smear", config={"seed": 1})  # one hand an episode, its margin the payoff
     learner = DQNAgent(num_actions=72, state_shape=env.state_shape[0], mlp_layers=[32], replay_memory_init_size=50,
                        replay_memory_size=2000, batch_size=16, train_every=4, device="cpu")  # fmt: skip
     env.set_agents([learner, RandomAgent(72), RandomAgent(72), RandomAgent(72)])
-    for _ in range(6):
+    for _ in range(30):  # hands
         trajectories, payoffs = env.run(is_training=True)
         for transition in reorganize(trajectories, payoffs)[0]:
             learner.feed(transition)
@@ -244,7 +244,8 @@ def test_rlcard_dqn_learner_runs_on_smear():
 @pytest.mark.parametrize("rules", [Rules(), Rules(kitty_size=2, stick_the_dealer=True)], ids=["default", "kitty2-stick"])
 def test_r1_r16_a_game_through_rlcard_equals_smear_v0_record_for_record(rules):
     actions, records = smear_v0_game(seed=41, rules=rules)
-    env = rlcard.make("smear", config={"seed": 41, **{f"game_{k}": v for k, v in rules.to_dict().items()}})
+    config = {"seed": 41, "game_episode": "game", **{f"game_{k}": v for k, v in rules.to_dict().items()}}
+    env = rlcard.make("smear", config=config)
     state, player = env.reset()
     for action in actions:
         assert action in state["legal_actions"]
@@ -254,3 +255,48 @@ def test_r1_r16_a_game_through_rlcard_equals_smear_v0_record_for_record(rules):
     assert check_records(env.game.records) == len(records)
     winner = records[-1]["winner"]
     assert list(env.get_payoffs()) == ([0.0] * 4 if winner is None else [1.0 if s % 2 == winner else -1.0 for s in range(4)])
+
+
+@pytest.mark.parametrize("seed", [5, 6, 7])
+def test_r7_r15_an_rlcard_episode_is_one_hand_as_smear_v0_s_its_margin_the_payoff(seed):
+    """The default episode: one hand (a thrown-in hand redealt within it, R7), the same cards and records as
+    ``smear_v0(episode="hand")`` for the seed; each seat's payoff its partnership's points less the other's (R15's
+    scoring of the hand), partners equal, opponents opposite; a bad episode name refused by name."""
+    actions, records = smear_v0_game(seed=seed, rules=Rules(), episode="hand")
+    env = rlcard.make("smear", config={"seed": seed})
+    state, _ = env.reset()
+    for action in actions:
+        assert action in state["legal_actions"]
+        assert list(env.get_payoffs()) == [0.0] * 4  # nothing until the hand is scored
+        state, _ = env.step(action)
+    assert env.is_over() and env.game.records == records and not records[-1]["redeal"]
+    after = records[-1]["score_after"]  # the hand's scoring as the record says (it started at 0 to 0)
+    margin = after[0] - after[1]
+    assert list(env.get_payoffs()) == [margin, -margin, margin, -margin]
+    with pytest.raises(ValueError, match="game_episode"):
+        rlcard.make("smear", config={"game_episode": "trick"})
+
+
+def test_an_rlcard_dqn_agent_plays_in_the_kit_arena_by_its_spec(tmp_path):
+    """``rlcard:PATH``: RLCard's DQN checkpoint as a kit agent (its greedy action among the legal ones), in a
+    duplicate match; a file that is not one is refused naming the spec."""
+    from rlcard.agents import DQNAgent
+
+    from agents import load_agent
+    from agents.arena import run_match
+
+    env = rlcard.make("smear", config={"seed": 2})
+    learner = DQNAgent(num_actions=72, state_shape=env.state_shape[0], mlp_layers=[16], device="cpu")
+    learner.save_checkpoint(str(tmp_path))
+    agent = load_agent(f"rlcard:{tmp_path / 'checkpoint_dqn.pt'}")
+    game = Game(Rules(), 3)
+    for _ in range(12):
+        view = seat_view(game, game.to_act)
+        action = agent.act(observe(game, game.to_act), game.action_mask(), view)
+        assert action in view.legal_actions
+        game.step(action)
+    summary = run_match(f"rlcard:{tmp_path / 'checkpoint_dqn.pt'}", "random", games=2, seed=1).summary()
+    assert summary["games"] == 2
+    (tmp_path / "not.pt").write_text("no")
+    with pytest.raises(ValueError, match="rlcard:"):
+        load_agent(f"rlcard:{tmp_path / 'not.pt'}")
