@@ -1,6 +1,6 @@
 """RLCard's own DQN learner trained on ``rlcard.make("smear")``, then played in the kit's arena.
 
-    python experiments/rlcard_dqn.py --minutes 10 --out runs/rlcard_dqn --seed 0
+    python experiments/rlcard_dqn.py --hands 20000 --out runs/rlcard_dqn --seed 0
     smear-eval rlcard:runs/rlcard_dqn/checkpoint_dqn.pt random --games 1000 --seed 3301 --workers 2
 
 One ``DQNAgent`` (RLCard's, unchanged: its MLP, replay and epsilon schedule) plays both seats of a partnership
@@ -30,14 +30,15 @@ import smear_env.rlcard_env  # noqa: F401 - registers "smear"
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--minutes", type=float, default=10.0, help="training time (default 10)")
+    parser.add_argument("--hands", type=int, default=20_000, help="hands to train for (default 20,000)")
+    parser.add_argument("--minutes", type=float, default=60.0, help="stop earlier after this long (default 60)")
     parser.add_argument("--out", type=Path, default=Path("runs/rlcard_dqn"), help="the folder of the checkpoint")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--hidden", type=int, nargs="+", default=[256, 256], help="the MLP's layers (default 256 256)")
     parser.add_argument("--report", type=int, default=2000, help="hands between progress lines (default 2000)")
     args = parser.parse_args()
-    if not args.minutes > 0 or args.report < 1:
-        parser.error("--minutes must be above 0 and --report at least 1")
+    if args.hands < 1 or not args.minutes > 0 or args.report < 1:
+        parser.error("--hands and --report must be at least 1, --minutes above 0")
     if (args.out / "checkpoint_dqn.pt").exists():
         parser.error(f"{args.out}/checkpoint_dqn.pt exists: give another --out")
     args.out.mkdir(parents=True, exist_ok=True)
@@ -49,7 +50,8 @@ def main() -> int:
     )
     env.set_agents([learner, RandomAgent(env.num_actions), learner, RandomAgent(env.num_actions)])
     deadline, hands, payoffs = time.time() + 60 * args.minutes, 0, []
-    while time.time() < deadline:
+    started = time.time()
+    while hands < args.hands and time.time() < deadline:
         trajectories, payoff = env.run(is_training=True)
         with open(os.devnull, "w") as quiet, contextlib.redirect_stdout(quiet):  # RLCard prints every step's loss
             for seat in (0, 2):
@@ -61,7 +63,9 @@ def main() -> int:
             print(f"{hands:,} hands  {learner.total_t:,} decisions  mean margin of the last {args.report:,}: "
                   f"{np.mean(payoffs[-args.report:]):+.3f}", flush=True)  # fmt: skip
     learner.save_checkpoint(str(args.out))
-    print(f"{hands:,} hands in {args.minutes:g} min; {args.out / 'checkpoint_dqn.pt'}")
+    print(
+        f"{hands:,} hands, {learner.total_t:,} decisions in {(time.time() - started) / 60:.1f} min; {args.out / 'checkpoint_dqn.pt'}"
+    )
     return 0
 
 
