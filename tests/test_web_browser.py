@@ -83,6 +83,18 @@ HARNESS = {"bypass_csp": True}
 which the server's Content-Security-Policy forbids (no eval); the replay's script test keeps the policy."""
 
 
+def contrast(ink: str, paper: str) -> float:
+    """WCAG's contrast ratio of two CSS colours as computed styles give them (``rgb(192, 38, 45)``)."""
+
+    def luminance(colour: str) -> float:
+        channels = [int(x) / 255 for x in re.findall(r"\d+", colour)[:3]]
+        r, g, b = (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+    high, low = sorted((luminance(ink), luminance(paper)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
 def fits(page, viewport: dict) -> None:
     """Nothing on the page is wider than the screen (no sideways scrolling)."""
     width = page.evaluate("document.documentElement.scrollWidth")
@@ -175,6 +187,9 @@ def test_a_whole_game_by_clicking_shows_nothing_hidden(server, browser, tmp_path
             dim = page.locator("#hand .card.dim")
             if dim.count():  # cards that cannot be played now: greyed, but as legible as the others
                 assert dim.first.evaluate("e => getComputedStyle(e).opacity") == "1"
+                colours = dim.evaluate_all("cs => cs.map(e => [getComputedStyle(e).color, getComputedStyle(e).backgroundColor])")
+                for ink, paper in colours:  # WCAG AA for text: 4.5:1 at least
+                    assert contrast(ink, paper) >= 4.5, (ink, paper, contrast(ink, paper))
             focused = page.evaluate("document.activeElement.dataset.action")
             assert focused is not None and int(focused) in legal  # focus on the hand, not the page body
             assert "Your turn" in page.inner_text("#announce")
