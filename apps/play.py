@@ -70,6 +70,16 @@ def ask(legal: list[int], read: Callable[[str], str] = read_line) -> int | None:
         return action
 
 
+def shows_faces() -> bool:
+    """Whether this terminal can print the suits' signs: the moves are then told as the web table tells them
+    (10\u2665, Q\u2663: ``smear_env.render.card_face``); the table drawn for typing keeps the codes (TH, QC)."""
+    try:
+        "\u2663\u2666\u2665\u2660".encode(sys.stdout.encoding or "ascii")
+    except (UnicodeEncodeError, LookupError):
+        return False
+    return True
+
+
 def play(
     rules: Rules, me: int, agents: dict[int, Any], seed: int | None, read: Callable[[str], str] = read_line
 ) -> tuple[Game, bool]:
@@ -82,10 +92,11 @@ def play(
         f"You are seat {me} (team {team_of(me)}); your partner is seat {(me + 2) % 4}. First to {rules.target_score} wins. {HELP}"
     )
     hands_seen = -1
+    faces = shows_faces()
     while not game.game_over:
         if game.hand_index != hands_seen:
             hands_seen = game.hand_index
-            print(f"\n=== Hand {game.hand_index}: seat {game.dealer} deals ===")
+            print(f"\n=== Hand {game.hand_index + 1}: seat {game.dealer} deals ===")  # from 1, for people
         seat = game.to_act
         if seat == me:
             print("\n" + render_view(seat_view(game, me), legal=False))
@@ -94,8 +105,8 @@ def play(
                 return game, False
         else:
             action = int(agents[seat].act(observe(game, seat), game.action_mask(), seat_view(game, seat)))
-        print(announce(game, seat, action, me))
-        learnt = after_move(game, seat, action, me)
+        print(announce(game, seat, action, me, faces=faces))
+        learnt = after_move(game, seat, action, me, faces=faces)
         records = len(game.records)
         game.step(action)
         for line in learnt:

@@ -99,6 +99,15 @@ def test_explain_hand_words():
 
 
 CARD = re.compile(r"\b([789TJQKA][CDHS])\b")
+FACE = re.compile(r"(?<![0-9A-Za-z])(10|[789JQKA])([\u2663\u2666\u2665\u2660])")
+
+
+def as_codes(text: str) -> str:
+    """The moves told with the cards' faces (10\u2665) written back as codes (TH), for the checks below."""
+    signs = dict(zip("\u2663\u2666\u2665\u2660", "CDHS", strict=True))
+    return FACE.sub(lambda m: ("T" if m.group(1) == "10" else m.group(1)) + signs[m.group(2)], text)
+
+
 END = r"(Your move> \Z|You win!|You lose\.|stopped after)"
 
 
@@ -127,7 +136,7 @@ def assert_no_hidden_card_on_screen(text: str, records: list[dict], seat: int) -
     its own, its pick-up if it is the bidder, and cards once played. Returns how many lines were read."""
     checked = 0
     for record in records:
-        start = text.index(f"=== Hand {record['hand_index']}:")
+        start = text.index(f"=== Hand {record['hand_index'] + 1}:")  # hands counted from 1 for people
         stop = text.find("=== Hand", start + 1)
         segment = text[start : stop if stop >= 0 else len(text)]
         segment = segment[: segment.find("Hand over.")] if "Hand over." in segment else segment
@@ -165,6 +174,8 @@ def assert_no_hidden_card_on_screen(text: str, records: list[dict], seat: int) -
 def test_screen_shows_only_what_the_seat_may_know(tmp_path, seed, seat, flags):
     text, records = play_to_the_end(tmp_path, seed, seat, flags)
     assert records and "Traceback" not in text
+    assert FACE.search(text) and not re.search(r"(?:You|Seat \d) played [789TJQKA][CDHS]", text)  # moves told by faces
+    text = as_codes(text)
     assert assert_no_hidden_card_on_screen(text, records, seat) > 50
     assert "won by" in text and "Tally: tricks" in text and "Score: your team" in text
     for record in records:
