@@ -296,8 +296,8 @@ class LocalActors:
         self.publish(q)
         self.processes = []
         for index, seed in enumerate(seeds):
-            args = (index, settings, seed, self.slots[index], self.free[index], self.ready, self.shared, self.version, self.lock)
-            args += (self.pool_queues[index], self.stop)
+            args = (index, settings, seed, self.slots[index], self.free[index], self.ready, self.shared, self.version, self.lock,
+                    self.pool_queues[index], self.stop)  # fmt: skip
             self.processes.append(ctx.Process(target=_local_actor, args=args, daemon=True))
             self.processes[-1].start()
         self.parts: list[list[tuple[np.ndarray, ...]]] = [[] for _ in seeds]  # pieces of a block not yet whole, by actor

@@ -21,6 +21,7 @@ import json
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
@@ -91,7 +92,9 @@ def held_out(positions: int, seed: int, draws: int, player: NeuralAgent) -> dict
     """Held-out positions with their labels and the uniform sampler's estimated probabilities."""
     stream = Positions(256, seed, player)
     rng = np.random.default_rng(seed)
-    obs, y, uniform = [], [], []
+    obs: list[np.ndarray] = []
+    y: list[np.ndarray] = []
+    uniform: list[np.ndarray] = []
     while sum(len(o) for o in obs) < positions:
         venv, seats = stream.venv, stream.info["seat"]
         picks = rng.choice(venv.num_envs, size=16, replace=False)
@@ -118,7 +121,7 @@ def _uniform_probabilities(game, seat: int, draws: int, rng: np.random.Generator
     return (counts + 0.5) / (counts.sum(axis=1, keepdims=True) + 2.0)  # add-half smoothing of the estimate
 
 
-def measure(model: torch.nn.Module, data: dict[str, np.ndarray], bins: int = 10) -> dict[str, object]:
+def measure(model: torch.nn.Module, data: dict[str, np.ndarray], bins: int = 10) -> dict[str, Any]:
     """Log-loss per hidden card of the model and of the uniform sampler, and the model's calibration."""
     with torch.no_grad():
         probs = torch.softmax(model(torch.from_numpy(data["obs"])), dim=-1).numpy()

@@ -85,9 +85,9 @@ def solve(outcomes: np.ndarray, rules: Rules, tolerance: float = 1e-9) -> Chance
         if delta < tolerance:
             break
     # the scale: the hand margins' spread over that of the chance's changes they make from 0 to 0 (team 0's)
-    d, c0, c1, team = (outcomes[:, i].astype(np.int64) for i in range(4))
-    zero = np.zeros_like(d)
-    moved = _after(chance, low, target, d, zero, zero, c0, c1, team) - chance[d, -low, -low]
+    dealers, changes0, changes1, teams = (outcomes[:, i].astype(np.int64) for i in range(4))
+    zero = np.zeros_like(dealers)
+    moved = _after(chance, low, target, dealers, zero, zero, changes0, changes1, teams) - chance[dealers, -low, -low]
     spread = float(np.std(moved))
     scale = float(np.std(outcomes[:, 4]) / spread) if spread > 0 else 1.0
     return Chances(chance, low, target, scale)

@@ -57,6 +57,7 @@ import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
@@ -126,7 +127,7 @@ def generate(
         teacher.seed(seed)
     venv = SmearVectorEnv(games, seed=seed, reward="margin", copy=False, rules=student.rules)
     obs, info = venv.reset()
-    kept: dict[str, list[np.ndarray]] = {"obs": [], "mask": [], "target": [], "phase": []}
+    kept: dict[str, list[Any]] = {"obs": [], "mask": [], "target": [], "phase": []}
     deadline = time.time() + seconds
     limit = limit or sys.maxsize
     written, parts, next_part = 0, 0, time.time() + (chunk_seconds or seconds)
@@ -134,7 +135,7 @@ def generate(
     def write_part() -> None:
         nonlocal written, parts
         if kept["obs"]:
-            arrays = {k: np.stack(v) for k, v in kept.items()}
+            arrays: dict[str, Any] = {k: np.stack(v) for k, v in kept.items()}
             atomic_write(out.with_name(f"{out.stem}-{parts:04d}.npz"), lambda f: np.savez_compressed(f, **arrays), binary=True)
             written += len(kept["obs"])
             parts += 1
@@ -150,13 +151,13 @@ def generate(
         choice = mask.sum(axis=1) > 1
         draws = rng.random(len(mask))
         if isinstance(teacher, OracleTeacher):  # it knows the cards: it labels, the student's own play goes on
-            games = np.flatnonzero(choice & (draws < label_rate))[: limit - written - len(kept["obs"])]
-            if len(games):
-                targets = teacher.values(venv, games.tolist())
-                kept["obs"] += list(obs[games].copy())
-                kept["mask"] += list(mask[games].astype(bool))
+            labelled = np.flatnonzero(choice & (draws < label_rate))[: limit - written - len(kept["obs"])]
+            if len(labelled):
+                targets = teacher.values(venv, labelled.tolist())
+                kept["obs"] += list(obs[labelled].copy())
+                kept["mask"] += list(mask[labelled].astype(bool))
                 kept["target"] += list(targets)
-                kept["phase"] += list(venv.phase[games].astype(np.int8))
+                kept["phase"] += list(venv.phase[labelled].astype(np.int8))
             obs, _, _, _, info = venv.step(actions)
             continue
         for i in np.flatnonzero(choice & (draws < max(label_rate, own_rate or 0.0))).tolist():
@@ -178,8 +179,8 @@ def generate(
     if chunk_seconds:
         write_part()
         return written
-    arrays = {k: np.stack(v) for k, v in kept.items()} if kept["obs"] else {}
-    atomic_write(out, lambda f: np.savez_compressed(f, **arrays), binary=True)
+    every: dict[str, Any] = {k: np.stack(v) for k, v in kept.items()} if kept["obs"] else {}
+    atomic_write(out, lambda f: np.savez_compressed(f, **every), binary=True)
     return len(kept["obs"])
 
 
@@ -446,13 +447,14 @@ def main(argv: list[str] | None = None) -> int:
                           policy_weight=args.policy_weight, mean_weight=args.mean_weight)  # fmt: skip
     made_by = [{"folder": str(f), **json.loads((f / "generated.json").read_text())}
                for f in folders if (f / "generated.json").exists()]  # fmt: skip
-    report.update(generated=made_by,
+    summary: dict[str, Any] = dict(report)
+    summary.update(generated=made_by,
                   fit_minutes=args.fit_minutes, learning_rate=args.learning_rate, value_weight=args.value_weight,
                   policy_weight=args.policy_weight, mean_weight=args.mean_weight,
                   temperature=args.temperature, hidden=list(student_spec.hidden))  # fmt: skip
-    save_checkpoint(out / "checkpoint.pt", student_spec, start.rules, network.state_dict(), distill=report)
-    atomic_write(out / "distill.json", lambda f: json.dump(report, f, indent=2))
-    print(json.dumps(report, indent=2))
+    save_checkpoint(out / "checkpoint.pt", student_spec, start.rules, network.state_dict(), distill=summary)
+    atomic_write(out / "distill.json", lambda f: json.dump(summary, f, indent=2))
+    print(json.dumps(summary, indent=2))
     print(f"wrote {out / 'checkpoint.pt'}: play it with neural:{out / 'checkpoint.pt'}")
     return 0
 

@@ -21,6 +21,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import torch
+
 from nets import Checkpoint, NetworkSpec, check_suits, load_checkpoint, save_checkpoint
 from smear_env.flags import command_parser
 
@@ -41,7 +43,7 @@ def averaged(checkpoints: list[Checkpoint], paths: list[str]) -> Checkpoint:
                 f"{path} ({c.network.kind} {c.network.hidden}, {c.rules}) and {paths[0]} ({first.network.kind} "
                 f"{first.network.hidden}, {first.rules}): --average needs the same kind, sizes and rules"
             )
-    model = {k: sum(c.model[k].float() for c in checkpoints) / len(checkpoints) for k in first.model}
+    model = {k: sum((c.model[k].float() for c in checkpoints), torch.zeros(())) / len(checkpoints) for k in first.model}
     return Checkpoint(first.network, first.rules, model, first.extra)
 
 

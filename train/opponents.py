@@ -79,7 +79,9 @@ class Opponents:
     ) -> None:
         """Fill ``actions`` for the games where an opponent is to act: batched agents (networks) a whole
         batch at once, the others game by game from their seat view."""
-        players = [(f"pool{k}", agent, self.kind == "pool", self.pool_pick == k) for k, agent in enumerate(self.pool)]
+        players: list[tuple[str, Agent, np.ndarray, np.ndarray | bool]] = [
+            (f"pool{k}", agent, self.kind == "pool", self.pool_pick == k) for k, agent in enumerate(self.pool)
+        ]
         players += [(spec, agent, self.kind == spec, True) for spec, agent in self.agents.items()]
         for _, agent, kind, pick in players:
             idx = np.flatnonzero(~learner & kind & pick)

@@ -29,6 +29,7 @@ import numpy as np
 import torch
 
 from nets import NetworkSpec, build_network, resolve_device
+from nets.networks import ActorCritic
 from smear_env import NUM_ACTIONS, OBS_DIM, STATE_DIM, SmearVectorEnv
 
 from .config import RunConfig, Start, main_of
@@ -108,7 +109,7 @@ def seat_advantages(config: Config, values, seats, learner, rewards, dones, last
 
 
 def update(
-    agent: torch.nn.Module,
+    agent: ActorCritic,
     optimizer: torch.optim.Optimizer,
     flat: dict[str, torch.Tensor],
     config: Config,
@@ -165,6 +166,7 @@ def train(config: Config, start: Start | None = None, report: Callable[[dict[str
     with Run(config, start, spec) as run:
         # ---------------------------------------------------------------- network, optimizer, resume
         agent = build_network(spec).to(device)
+        assert isinstance(agent, ActorCritic)
         optimizer = torch.optim.Adam(agent.parameters(), lr=config.learning_rate, eps=1e-5)
         pool, pool_steps = [], []
         if run.resumed:

@@ -67,7 +67,7 @@ class RayActors:
         self.pending = {self._ask(i): i for i in range(len(self.actors))}
 
     def _start(self, i: int, generation: int = 0) -> Any:
-        actor = SelfPlayActor.remote(self.settings, self.seeds[i] + 7919 * generation)
+        actor = SelfPlayActor.remote(self.settings, self.seeds[i] + 7919 * generation)  # type: ignore[attr-defined]  # ray.remote's class
         for state, step in self.pool:
             actor.remember.remote(state, step)
         return actor

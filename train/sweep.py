@@ -139,14 +139,14 @@ def main(argv: list[str] | None = None) -> int:
         results = tuner.fit()
     finally:
         disconnect()
-    rows = []
-    for result in results:
+    rows: list[dict[str, Any]] = []
+    for result in (results[i] for i in range(len(results))):  # a ResultGrid, indexed (its stubs know no iteration)
         history = result.metrics_dataframe
         evaluations = [] if history is None else history["win_rate"].tolist()
         rows.append(
             {
                 "trial": Path(result.path).name,
-                **{name: result.config.get(name) for name in space},
+                **{name: (result.config or {}).get(name) for name in space},
                 "evaluations": len(evaluations),
                 "last_win_rate": evaluations[-1] if evaluations else None,
                 "best_win_rate": max(evaluations) if evaluations else None,
@@ -165,12 +165,12 @@ def main(argv: list[str] | None = None) -> int:
     table += ["| " + " | ".join(f"{r[c]:.4g}" if isinstance(r[c], float) else str(r[c]) for c in columns) + " |" for r in rows]
     atomic_write(out / "results.md", lambda f: f.write("\n".join(table) + "\n"))
     best = results.get_best_result(metric="win_rate", mode="max", scope="all")
-    best_config = to_mapping(from_mapping(TRAINERS[trainer].Config, {**values, **best.config}))
+    best_config = to_mapping(from_mapping(TRAINERS[trainer].Config, {**values, **(best.config or {})}))
     best_config.pop("runs_dir"), best_config.pop("run_name")
     atomic_write(out / "best_config.yaml", lambda f: yaml.safe_dump(best_config, f, sort_keys=False))
     print("\n".join(table))
     print(
-        f"best: {best.config} (win rate {best.metrics.get('win_rate')}); wrote {out / 'results.csv'}, {out / 'results.md'}, {out / 'best_config.yaml'}"
+        f"best: {best.config} (win rate {(best.metrics or {}).get('win_rate')}); wrote {out / 'results.csv'}, {out / 'results.md'}, {out / 'best_config.yaml'}"
     )
     return 0
 
