@@ -213,3 +213,14 @@ def test_the_architecture_page_names_only_paths_that_exist_and_settings_where_th
     for setting, files in rows:
         for path in re.findall(r"`([\w/]+\.py)`", files):
             assert setting in (ROOT / path).read_text(), f"docs/architecture.md says {path} names {setting}; it does not"
+
+
+def test_no_page_holds_a_placeholder_for_a_figure():
+    """A figure is measured before its page lands: no ``FIGURES_...``, TODO or TBD left in the docs or the README."""
+    import re
+
+    for page in [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]:
+        if "_build" in page.parts:
+            continue
+        found = re.findall(r"\bFIGURES_\w*|\bTODO\b|\bTBD\b", page.read_text())
+        assert not found, f"{page.relative_to(ROOT)} holds {found}"
