@@ -62,7 +62,7 @@ def render_view(view: SeatView, legal: bool = True, spectator: Game | None = Non
     me = None if spectator is not None else view.seat
     you = "" if me is None else f"you are seat {me} (team {team_of(me)})  "
     lines = [
-        f"Game: {you}hand {view.hand_index}  dealer: seat {view.dealer}  "
+        f"Game: {you}hand {view.hand_index + 1}  dealer: seat {view.dealer}  "  # counted from 1, for people
         f"scores: team 0 (seats 0+2) {view.scores[0]}, team 1 (seats 1+3) {view.scores[1]}  "
         f"(to {view.rules.target_score}, kitty {view.rules.kitty_size})"
     ]
@@ -87,6 +87,8 @@ def render_view(view: SeatView, legal: bool = True, spectator: Game | None = Non
             shown = cards_text([card_str(c) for c in spectator.holding[s]])
         else:
             shown = cards_text(view.hand) if s == me else f"{view.hand_sizes[s]} card{'' if view.hand_sizes[s] == 1 else 's'}"
+            if s == me and "|" in shown:
+                shown += "  (by suit, high to low; | between suits)"
         lines.append(f"  seat {s} (team {team_of(s)}){' [' + ', '.join(marks) + ']' if marks else ''}: {shown}")
     if view.trump is not None and (view.tricks or view.trick):
         lines.append(tally_text(view, me))

@@ -175,6 +175,8 @@ def test_screen_shows_only_what_the_seat_may_know(tmp_path, seed, seat, flags):
     text, records = play_to_the_end(tmp_path, seed, seat, flags)
     assert records and "Traceback" not in text
     assert FACE.search(text) and not re.search(r"(?:You|Seat \d) played [789TJQKA][CDHS]", text)  # moves told by faces
+    assert not re.search(r"\bhand 0\b", text, flags=re.I)  # hands counted from 1 in everything a person reads
+    assert "| between suits" in text  # the separator of the hand's suits said where it is used
     text = as_codes(text)
     assert assert_no_hidden_card_on_screen(text, records, seat) > 50
     assert "won by" in text and "Tally: tricks" in text and "Score: your team" in text
