@@ -61,7 +61,7 @@ from . import chances as chance_table
 from . import distill, dmc
 from .config import Mix, Start, check_types, find_config, from_mapping, parse
 from .export import joined
-from .run import seed_everything
+from .run import folder_for, seed_everything
 
 STAGES = ("selfplay", "exit", "table", "contracts", "suits")
 """The stages, in the order they run."""
@@ -212,7 +212,7 @@ class Recipe:
 
     def __init__(self, config: Config, start: Start) -> None:
         self.config = config
-        self.folder = self._folder(config, start)
+        self.folder = folder_for(config, start, marker=STATE)
         self.resumed = start.resume is not None
         saved = json.loads((self.folder / STATE).read_text()) if self.resumed else {}
         self.state: dict[str, Any] = {
@@ -230,25 +230,6 @@ class Recipe:
         self.stage = ""
         self.lock = threading.Lock()
         self.stop = threading.Event()
-
-    @staticmethod
-    def _folder(config: Config, start: Start) -> Path:
-        if start.resume is not None:
-            if not (start.resume / STATE).is_file():
-                raise ValueError(f"--resume {start.resume}: no {STATE} there: is it a recipe's run folder?")
-            return start.resume
-        folder = Path(config.runs_dir) / config.run_name
-        if folder.exists() and not start.force:
-            if start.suffix:
-                n = 2
-                while folder.with_name(f"{folder.name}-{n}").exists():
-                    n += 1
-                return folder.with_name(f"{folder.name}-{n}")
-            raise ValueError(
-                f"run folder {folder} already exists: continue it with --resume {folder}, start anew in it with --force "
-                "(deletes it first), start in a new folder with --suffix, or give another --run-name"
-            )
-        return folder
 
     # ------------------------------------------------------------------ the run's record
     def say(self, line: str) -> None:

@@ -61,11 +61,12 @@ def restore_rng_state(rng: np.random.Generator, state: dict[str, Any]) -> None:
     torch.set_rng_state(state["torch"])
 
 
-def folder_for(config: RunConfig, start: Start) -> Path:
-    """The run's folder: the one resumed, or ``runs_dir/run_name`` (refused if it exists, unless forced or suffixed)."""
+def folder_for(config: Any, start: Start, marker: str = CHECKPOINT) -> Path:
+    """The run's folder: the one resumed (it must hold ``marker``), or ``runs_dir/run_name`` (refused if it exists,
+    unless forced or suffixed). ``config`` is any config with those two fields (a trainer's, the recipe's)."""
     if start.resume is not None:
-        if not (start.resume / CHECKPOINT).is_file():
-            raise ValueError(f"--resume {start.resume}: no {CHECKPOINT} there to continue from")
+        if not (start.resume / marker).is_file():
+            raise ValueError(f"--resume {start.resume}: no {marker} there to continue from")
         return start.resume
     folder = Path(config.runs_dir) / config.run_name
     if not folder.exists() or start.force:
