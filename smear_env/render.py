@@ -26,6 +26,18 @@ def card_face(name: str) -> str:
     return ("10" if name[0] == "T" else name[0]) + SUIT_SIGNS[name[1]]
 
 
+def action_words(action: int) -> str:
+    """An action as a person reads it (the web table's messages): ``action_name`` with its card as the face shows
+    it and its suit by name (``discard 10\u2665``, ``Q\u2663``, ``trump hearts``); ``action_name`` stays the machine's."""
+    name = action_name(action)
+    if name.startswith("trump "):
+        return "trump " + SUIT_NAMES[name[-1]]
+    head, _, last = name.rpartition(" ")
+    if len(last) == 2 and last[1] in SUIT_SIGNS:
+        return (head + " " if head else "") + card_face(last)
+    return name
+
+
 def faces_text(cards: list[str] | tuple[str, ...]) -> str:
     """Card names as faces, by suit, high to low (``A\u2665 J\u2665 7\u2665 K\u2660``); ``none`` for none."""
     ranked = sorted(cards, key=lambda name: (SUITS.index(name[1]), -parse_card(name)))

@@ -479,6 +479,22 @@ def test_an_agent_that_fails_between_turns_stops_the_table_and_nobody_moves_for_
     assert len(tables) == 0
 
 
+def test_an_illegal_move_is_refused_naming_the_legal_ones_as_a_person_reads_them():
+    """The table's errors name cards as their faces show them (#64), never by the records' codes."""
+    tables = Tables()
+    client = client_of(tables=tables)
+    state = client.post("/api/tables", json={"seat": 0, "seed": 11}).json()
+    game = tables.get(state["table"]).game
+    illegal = next(a for a in range(52, 72) if a not in game.legal_actions())  # a card, not playable now
+    refused = client.post(f"/api/tables/{state['table']}/action", json={"action": illegal})
+    assert refused.status_code == 409 and "is not legal now; legal:" in refused.json()["error"]
+    assert not CARD_CODE.search(refused.json()["error"]), refused.json()["error"]
+    from smear_env.render import action_words
+
+    words = [action_words(a) for a in (0, 2, 6, 20, 43, 52)]
+    assert words == ["pass", "bid 3", "trump hearts", "discard J\u2666", "10\u2663", "J\u2666"], words
+
+
 def test_a_move_out_of_turn_is_refused_without_naming_another_seats_cards():
     tables = Tables()
     client = client_of(tables=tables)

@@ -21,7 +21,7 @@ from agents.base import Agent
 from agents.registry import load_agent
 from smear_env import Game, Phase, Rules, action_name, observe, seat_view
 from smear_env.game import game_label, game_rng, run_entropy
-from smear_env.render import after_move, announce, point_details, point_rules, view_tally
+from smear_env.render import action_words, after_move, announce, point_details, point_rules, view_tally
 
 MAX_TABLES = 200
 """Tables kept at once, all clients together."""
@@ -151,8 +151,8 @@ class Table:
             raise TableError(f"it is not your turn: seat {self.game.to_act} is to act")
         legal = self.game.legal_actions()
         if action not in legal:
-            allowed = ", ".join(f"{a} ({action_name(a)})" for a in legal)
-            raise TableError(f"action {action} ({action_name(action)}) is not legal now; legal: {allowed}")
+            allowed = ", ".join(f"{a} ({action_words(a)})" for a in legal)
+            raise TableError(f"action {action} ({action_words(action)}) is not legal now; legal: {allowed}")
         self._move(self.seat, action)
         self._play_on()
 
