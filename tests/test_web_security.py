@@ -479,6 +479,22 @@ def test_an_agent_that_fails_between_turns_stops_the_table_and_nobody_moves_for_
     assert len(tables) == 0
 
 
+@pytest.mark.parametrize("spec", ["rlcard:/etc/passwd", "rlcard:runs/rlcard_dqn/checkpoint_dqn.pt", "rlcard"])
+def test_an_agent_that_reads_an_unvetted_file_is_refused_before_anything_is_read(spec, monkeypatch):
+    """``rlcard:PATH`` unpickles a checkpoint of any kind: no request may name one (its owner may allow the spec);
+    the server reads nothing, and the agent is not offered."""
+    import torch
+
+    def read(*args, **kwargs):
+        raise AssertionError("a request made the server read a file")
+
+    monkeypatch.setattr(torch, "load", read)
+    client = client_of()
+    answer = client.post("/api/tables", json={"seat": 0, "partner": spec, "seed": 1})
+    assert answer.status_code == 400 and "a request cannot name" in answer.json()["error"], answer.text
+    assert "rlcard" not in [a["id"] for a in client.get("/api/agents").json()["agents"]]
+
+
 def test_an_illegal_move_is_refused_naming_the_legal_ones_as_a_person_reads_them():
     """The table's errors name cards as their faces show them (#64), never by the records' codes."""
     tables = Tables()

@@ -66,7 +66,7 @@ class AgentPolicy:
 
     def offered(self) -> list[dict[str, str]]:
         """The agents a request may name, as ``GET /api/agents`` lists them."""
-        own = [{"id": e.id, "usage": e.usage(), "summary": e.summary} for e in registered() if e.builtin]
+        own = [{"id": e.id, "usage": e.usage(), "summary": e.summary} for e in registered() if e.builtin and self._vetted(e)]
         return own + [{"id": spec, "usage": spec, "summary": "allowed by this server's owner"} for spec in self.allowed]
 
     def build(self, spec: Any, role: str = "agent") -> Agent:
@@ -93,6 +93,11 @@ class AgentPolicy:
                 f"{role} {spec!r}: this server plays only its built-in agents ({own}) and the specs its owner allowed "
                 "(smear-web --agent SPEC); a request cannot load a file or a module"
             )
+        if not self._vetted(entry):  # its argument is a file this policy has no list of names for (rlcard:PATH)
+            raise SpecRefusedError(
+                f"{role} {spec!r}: {entry.id} reads its {entry.argument} from a file of any kind, which a request cannot "
+                "name: its owner may allow the whole spec (smear-web --agent SPEC)"
+            )
         if "device" in kwargs:
             raise SpecRefusedError(f"{role} {spec!r}: device= is this server's choice, not a request's: leave it out")
         for key, cap in self.limits.caps().items():
@@ -102,6 +107,11 @@ class AgentPolicy:
             if key in kwargs:
                 kwargs[key] = self._file(spec, role, key, str(kwargs[key]), names, shown)
         return entry, kwargs
+
+    @staticmethod
+    def _vetted(entry: AgentEntry) -> bool:
+        """Whether a request may give this agent's argument: none, or one whose files this policy checks (``files``)."""
+        return entry.argument is None or entry.argument in entry.files
 
     def _file(self, spec: str, role: str, key: str, value: str, names: tuple[str, ...], shown: dict[str, str]) -> str:
         """A file option's value with each path made the absolute path of a file inside the folders."""
