@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -33,9 +34,11 @@ from nets import NetworkSpec, build_network, save_checkpoint
 from smear_env import DealSampler, SmearVectorEnv, seat_view
 from smear_env import vector_kernels as K  # noqa: N812 - the batch's state columns
 from smear_env.files import atomic_write
-from smear_env.flags import command_parser
 
+from .config import Sizes, cli, refuse
 from .run import seed_everything
+
+PROG = "python -m train.beliefs"
 
 UNKNOWN = -1  # label of a card the seat can see (no loss on it)
 
@@ -152,37 +155,61 @@ def measure(model: torch.nn.Module, data: dict[str, np.ndarray], bins: int = 10)
     }
 
 
+@dataclass
+class Config:
+    """What ``python -m train.beliefs`` trains, for how long, and where it writes the model."""
+
+    out: str
+    """where to write the model (a nets checkpoint; its measure beside it, .json)"""
+    minutes: float = 10.0
+    """training time"""
+    games: int = 1024
+    """games stepped in lockstep for the training positions"""
+    hidden: Sizes = (512, 256)
+    """hidden layer sizes"""
+    learning_rate: float = 1e-3
+    """Adam learning rate"""
+    held_out: int = 4000
+    """held-out positions for the measure"""
+    sampler_draws: int = 300
+    """deals per held-out position for the uniform sampler"""
+    player: str = "neural"
+    """the network that plays one team in most games: a neural agent spec"""
+    seed: int = 0
+    """seed of the games and of the network's weights"""
+    force: bool = False
+    """overwrite --out if it exists"""
+
+    def __post_init__(self) -> None:
+        if not self.minutes > 0 or not self.learning_rate > 0:
+            raise ValueError(f"--minutes {self.minutes} and --learning-rate {self.learning_rate}: both above 0")
+        for name in ("games", "held_out", "sampler_draws"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"--{name.replace('_', '-')} {getattr(self, name)}: at least 1")
+        if not self.hidden or min(self.hidden) < 1:
+            raise ValueError(f"--hidden {self.hidden}: one or more positive layer sizes, e.g. 512 256")
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = command_parser(prog="python -m train.beliefs", description=__doc__.splitlines()[0])
-    parser.add_argument("--out", required=True, help="where to write the model (a nets checkpoint)")
-    parser.add_argument("--minutes", type=float, default=10.0, help="training time")
-    parser.add_argument("--games", type=int, default=1024, help="games stepped in lockstep for the training positions")
-    parser.add_argument("--hidden", type=int, nargs="+", default=[512, 256], help="hidden layer sizes")
-    parser.add_argument("--learning-rate", type=float, default=1e-3)
-    parser.add_argument("--held-out", type=int, default=4000, help="held-out positions for the measure")
-    parser.add_argument("--sampler-draws", type=int, default=300, help="deals per held-out position for the uniform sampler")
-    parser.add_argument("--player", default="neural", help="the network that plays one team in most games: a neural agent spec")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--force", action="store_true", help="overwrite --out if it exists")
-    args = parser.parse_args(argv)
-    out = Path(args.out)
-    if out.exists() and not args.force:
-        parser.error(f"{out} exists: give --force to overwrite it")
+    config = cli(Config, argv, __doc__.splitlines()[0], PROG)
+    out = Path(config.out)
+    if out.exists() and not config.force:
+        refuse(PROG, f"{out} exists: give --force to overwrite it")
     try:
-        player = load_agent(args.player)
+        player = load_agent(config.player)
     except ValueError as e:
-        parser.error(f"--player {args.player}: {e}")
+        refuse(PROG, f"--player {config.player}: {e}")
     if not isinstance(player, NeuralAgent):
-        parser.error(f"--player {args.player}: a network is needed (neural, neural:NAME, neural:PATH)")
+        refuse(PROG, f"--player {config.player}: a network is needed (neural, neural:NAME, neural:PATH)")
     rules = player.rules
-    seed_everything(args.seed)
+    seed_everything(config.seed)
     torch.set_num_threads(2)
-    spec = NetworkSpec("beliefs", tuple(args.hidden))
+    spec = NetworkSpec("beliefs", tuple(config.hidden))
     model = build_network(spec)
-    optimizer = torch.optim.Adam(model.parameters(), lr=args.learning_rate)
-    stream = Positions(args.games, args.seed, player)
+    optimizer = torch.optim.Adam(model.parameters(), lr=config.learning_rate)
+    stream = Positions(config.games, config.seed, player)
     started, steps, seen, losses = time.time(), 0, 0, []
-    while time.time() - started < 60 * args.minutes:
+    while time.time() - started < 60 * config.minutes:
         obs, y, _ = stream.next()
         logits = model(torch.from_numpy(obs))
         target = torch.from_numpy(y)
@@ -196,11 +223,11 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{time.time() - started:6.0f} s  {seen:,} positions  loss {np.mean(losses):.4f}", flush=True)
             losses.clear()
     model.eval()
-    save_checkpoint(out, spec, rules, model.state_dict(), positions=seen, minutes=args.minutes)
+    save_checkpoint(out, spec, rules, model.state_dict(), positions=seen, minutes=config.minutes)
     print(f"wrote {out} ({seen:,} training positions)", flush=True)
-    data = held_out(args.held_out, args.seed + 1_000_003, args.sampler_draws, player)
+    data = held_out(config.held_out, config.seed + 1_000_003, config.sampler_draws, player)
     report = measure(model, data)
-    report.update(training_positions=seen, minutes=args.minutes, sampler_draws=args.sampler_draws, player=args.player)
+    report.update(training_positions=seen, minutes=config.minutes, sampler_draws=config.sampler_draws, player=config.player)
     atomic_write(out.with_suffix(".json"), lambda f: json.dump(report, f, indent=2))
     print(json.dumps({k: v for k, v in report.items() if k != "calibration_bins"}, indent=2))
     print(

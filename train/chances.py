@@ -21,13 +21,17 @@ from __future__ import annotations
 
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from agents.chances import Chances
 from smear_env import Rules, SmearVectorEnv
-from smear_env.flags import command_parser
+
+from .config import cli, refuse
+
+PROG = "python -m train.chances"
 
 
 def hand_outcomes(act, rules: Rules, hands: int, seed: int, num_envs: int = 256) -> np.ndarray:
@@ -104,35 +108,47 @@ def _after(chance: np.ndarray, low: int, target: int, d, a, b, c0, c1, team) -> 
     return np.where(np.asarray(team) < 0, again, np.where(r0 | r1, won, going))
 
 
+@dataclass
+class Config:
+    """What ``python -m train.chances`` plays and where it writes the table."""
+
+    out: str
+    """the table to write (.npz)"""
+    net: str = "neural"
+    """the network whose play the chances are of (a checkpoint path, or neural: the shipped one)"""
+    hands: int = 200_000
+    """hands of self-play to draw outcomes from"""
+    seed: int = 0
+    """seed of the deals"""
+    force: bool = False
+    """overwrite --out if it exists"""
+
+    def __post_init__(self) -> None:
+        if self.hands < 1000:
+            raise ValueError(f"--hands {self.hands}: at least 1,000 (each dealer's outcomes need many hands)")
+
+
 def main(argv: list[str] | None = None) -> int:
     """``python -m train.chances``: play the hands, solve the table, write it; 0 when written."""
     import torch
 
     from agents.neural import NeuralAgent
 
-    parser = command_parser(prog="python -m train.chances", description=__doc__.splitlines()[0])
-    parser.add_argument("--out", required=True, help="the table to write (.npz)")
-    parser.add_argument("--net", default="neural", help="the network whose play the chances are of (default: the shipped neural)")
-    parser.add_argument("--hands", type=int, default=200_000, help="hands of self-play to draw outcomes from (default 200,000)")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--force", action="store_true", help="overwrite --out if it exists")
-    args = parser.parse_args(argv)
-    if args.hands < 1000:
-        parser.error(f"--hands {args.hands}: at least 1,000 (each dealer's outcomes need many hands)")
-    out = Path(args.out)
-    if out.exists() and not args.force:
-        parser.error(f"{out} already exists: give another --out, or --force to overwrite it")
+    config = cli(Config, argv, __doc__.splitlines()[0], PROG)
+    out = Path(config.out)
+    if out.exists() and not config.force:
+        refuse(PROG, f"{out} already exists: give another --out, or --force to overwrite it")
     try:
-        agent = NeuralAgent(args.net, device="cpu")
+        agent = NeuralAgent(config.net, device="cpu")
     except (OSError, ValueError) as e:
-        parser.error(f"--net {args.net}: {e}")
+        refuse(PROG, f"--net {config.net}: {e}")
     torch.set_num_threads(1)
     started = time.time()
-    outcomes = hand_outcomes(agent.act_batch, agent.rules, args.hands, args.seed)
+    outcomes = hand_outcomes(agent.act_batch, agent.rules, config.hands, config.seed)
     table = solve(outcomes, agent.rules)
     table.save(out)
     zero = table.chance[:, -table.low, -table.low]
-    print(f"{len(outcomes):,} hands of {args.net} ({time.time() - started:.0f} s); wrote {out}")
+    print(f"{len(outcomes):,} hands of {config.net} ({time.time() - started:.0f} s); wrote {out}")
     print(f"team 0's chance from 0 to 0, by dealer: {', '.join(f'{c:.3f}' for c in zero)}; scale {table.scale:.2f}")
     return 0
 

@@ -1,5 +1,5 @@
 """What every trainer's config shares: the fields, their validation (written once), and reading a
-config from YAML files and the command line (``smear_env.flags``: the one argparse helper every command uses).
+config from YAML files and the command line (tyro, a flag for each field).
 
 A trainer's ``Config`` extends :class:`RunConfig` with its own fields, each with a type and a
 one-line docstring, which ``--help`` shows with the default. ``python -m train.dmc
@@ -11,6 +11,7 @@ anything runs.
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import sys
 import typing
@@ -19,10 +20,11 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
+import tyro
 import yaml
+from tyro.constructors import PrimitiveConstructorSpec
 
 from smear_env import Rules, __version__
-from smear_env.flags import Flag, add_config_flags, command_parser, given_values
 
 SPECIAL_OPPONENTS = ("self", "pool")
 
@@ -37,9 +39,18 @@ def _mix_from_strings(items: list[str]) -> dict[str, float]:
     return mix
 
 
+def strings_flag(
+    parse: typing.Callable[[list[str]], Any], metavar: str, kind: type, show: typing.Callable[[Any], list[str]]
+) -> Any:
+    """How tyro reads a field from one or more strings (``--opponents self=0.8 pimc=0.2``) and shows its default."""
+    return PrimitiveConstructorSpec(
+        nargs="*", metavar=metavar, instance_from_str=parse, is_instance=lambda x: isinstance(x, kind), str_from_instance=show
+    )
+
+
 Mix = Annotated[
     dict[str, float],
-    Flag(_mix_from_strings, "+", "SPEC=WEIGHT", lambda mix: " ".join(f"{k}={v:g}" for k, v in mix.items())),
+    strings_flag(_mix_from_strings, "SPEC=WEIGHT", dict, lambda mix: [f"{k}={v:g}" for k, v in mix.items()]),
 ]
 """An opponent mix: agent specs (or ``self``, ``pool``) and their weights."""
 
@@ -53,7 +64,7 @@ def parse_sizes(value: object, name: str = "hidden") -> tuple[int, ...]:
         raise ValueError(f"{name} {value!r}: layer sizes as numbers, e.g. 256,256 (or 256 256)") from None
 
 
-Sizes = Annotated[tuple[int, ...], Flag(parse_sizes, "+", "N", lambda sizes: " ".join(map(str, sizes)))]
+Sizes = Annotated[tuple[int, ...], strings_flag(parse_sizes, "N", tuple, lambda sizes: [str(n) for n in sizes])]
 """Layer sizes: ``--hidden 256 256`` (or ``256,256``)."""
 
 
@@ -240,55 +251,130 @@ class Start:
     suffix: bool = False
 
 
-def parse(cls: type[C], argv: list[str] | None, description: str, prog: str) -> tuple[C, Start]:
-    """The config given by ``--config FILE.yaml`` (defaults) and flags, and how to start the run: one parse,
-    every field a flag (``smear_env.flags``): the file's values, then a resumed run's own, then the flags given."""
-    parser = command_parser(
-        prog=prog,
-        description=description,
-        epilog="A --config file's values replace the defaults shown; the flags given replace both.",
-    )
-    run = parser.add_argument_group("run options")
-    run.add_argument(
-        "--config",
-        metavar="NAME|FILE.yaml",
-        help=f"a built-in config by name ({', '.join(builtin_configs())}) or a YAML file: its values are the defaults",
-    )
-    run.add_argument("--resume", metavar="runs/NAME", help="continue a run from its last checkpoint")
-    run.add_argument("--force", action="store_true", help="start anew in a run folder that exists, deleting it")
-    run.add_argument("--suffix", action="store_true", help="start anew in the first free runs/NAME-2, NAME-3, ...")
-    add_config_flags(parser, cls)
-    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
-    if args.resume and (args.force or args.suffix):
-        parser.error("--resume continues a run; --force and --suffix start a new one: give one of them")
+def _strip_old_spellings(argv: list[str]) -> list[str]:
+    """0.2.0's trainers spelled the rule flags ``--rules.kitty-size``; they are still read, as ``--kitty-size``."""
+    return ["--" + a.removeprefix("--rules.") if a.startswith("--rules.") else a for a in argv]
+
+
+def refuse(prog: str, message: str) -> typing.NoReturn:
+    """A refused command line as argparse says it: one line naming what was wrong, exit status 2."""
+    print(f"usage: {prog} [-h] [OPTIONS]\n{prog}: error: {message}", file=sys.stderr)
+    raise SystemExit(2)
+
+
+def _defaults(cls: type[C], named: str | None, resume: str | None, prog: str) -> C:
+    """The config whose values ``--help`` shows as defaults: a ``--config`` file's, then a resumed run's own."""
     values: dict[str, Any] = {}
     try:
-        named = [find_config(args.config)] if args.config else []
+        paths = [find_config(named)] if named else []
     except ValueError as e:
-        parser.error(str(e))
-    saved = [Path(args.resume) / "config.yaml"] if args.resume else []
-    sources = named + saved  # a resumed run keeps its own config over a --config given again; flags change both
-    for path in sources:
-        if path in saved and not path.is_file():
-            parser.error(f"--resume {args.resume}: no config.yaml there; is it a run folder?")
+        refuse(prog, str(e))
+    if resume:
+        saved = Path(resume) / "config.yaml"
+        if not saved.is_file():
+            refuse(prog, f"--resume {resume}: no config.yaml there; is it a run folder?")
+        paths.append(saved)  # a resumed run keeps its own config over a --config given again; flags change both
+    for path in paths:
         try:
             loaded = yaml.safe_load(path.read_text())
         except OSError as e:
-            parser.error(f"--config {path}: {e.strerror}")
+            refuse(prog, f"--config {path}: {e.strerror}")
         except yaml.YAMLError as e:
-            parser.error(f"{path}: not YAML ({e})")
+            refuse(prog, f"{path}: not YAML ({e})")
         if not isinstance(loaded, dict):
-            parser.error(f"{path}: must be a mapping of config fields")
+            refuse(prog, f"{path}: must be a mapping of config fields")
         values.update(loaded)
-    given = given_values(args, skip=("config", "resume", "force", "suffix"))
-    rules = values.get("rules") or {}
-    if "rules" in given:
-        given["rules"] = {**(rules.to_dict() if isinstance(rules, Rules) else dict(rules)), **given["rules"]}
     try:
-        config = from_mapping(cls, {**values, **given})
+        return from_mapping(cls, values)
     except (ValueError, TypeError) as e:
-        parser.error(str(e))
-    return config, Start(Path(args.resume) if args.resume else None, args.force, args.suffix)
+        refuse(prog, str(e))
+
+
+def parse(cls: type[C], argv: list[str] | None, description: str, prog: str) -> tuple[C, Start]:
+    """The config given by ``--config FILE.yaml`` (defaults) and flags, and how to start the run.
+
+    The flags are tyro's, from the config dataclass: a flag per field with its docstring and default, flat
+    (``tyro.conf.OmitArgPrefixes``: ``--kitty-size``, not ``--rules.kitty-size``), booleans as ``--x`` /
+    ``--no-x``, mixes and sizes read by :data:`Mix` and :data:`Sizes`. The values shown as defaults and
+    kept for the flags not given are a ``--config`` file's, then a resumed run's own config; those two
+    options are looked up before tyro reads the rest, as the defaults it shows depend on them.
+    """
+    args = _strip_old_spellings(sys.argv[1:] if argv is None else list(argv))
+    first = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
+    first.add_argument("--config")
+    first.add_argument("--resume")
+    known, _ = first.parse_known_args(args)
+    defaults = _defaults(cls, known.config, known.resume, prog)
+    description += "\n\nA --config file's values replace the defaults shown; the flags given replace both."
+    parsed = _parse(cls, args, description, prog, defaults, RUN_OPTIONS, known.config, known.resume)
+    if parsed.resume and (parsed.force or parsed.suffix):
+        refuse(prog, "--resume continues a run; --force and --suffix start a new one: give one of them")
+    return parsed.settings, Start(Path(parsed.resume) if parsed.resume else None, parsed.force, parsed.suffix)
+
+
+RUN_OPTIONS: list[tuple[str, Any, Any]] = [
+    (
+        "config",
+        Annotated[
+            str | None,
+            tyro.conf.arg(
+                metavar="NAME|FILE.yaml",
+                help=f"a built-in config by name ({', '.join(builtin_configs())}) or a YAML file: its values are the defaults",
+            ),
+        ],
+        None,
+    ),
+    ("resume", Annotated[str | None, tyro.conf.arg(metavar="runs/NAME", help="continue a run from its last checkpoint")], None),
+    (
+        "force",
+        Annotated[bool, tyro.conf.FlagCreatePairsOff, tyro.conf.arg(help="start anew in a run folder that exists, deleting it")],
+        False,
+    ),
+    (
+        "suffix",
+        Annotated[
+            bool, tyro.conf.FlagCreatePairsOff, tyro.conf.arg(help="start anew in the first free runs/NAME-2, NAME-3, ...")
+        ],
+        False,
+    ),
+]
+"""A trainer's options besides its config's fields."""
+
+
+T = TypeVar("T")
+
+
+def cli(cls: type[T], argv: list[str] | None, description: str, prog: str) -> T:
+    """A command's config from its flags, by tyro: a flag per field of the dataclass ``cls`` with its
+    docstring and default, flat (``--kitty-size``), ``--version`` as every command has it; a value that does
+    not read or that the config refuses (a ``ValueError`` from its checks) is an error naming it, exit 2."""
+    args = _strip_old_spellings(sys.argv[1:] if argv is None else list(argv))
+    return _parse(cls, args, description, prog, None, []).settings
+
+
+def _parse(cls: type[T], args: list[str], description: str, prog: str, default: T | None, options: list, *values: Any) -> Any:
+    """tyro's reading of ``args`` into a ``cls`` (its fields flat, ``default`` its defaults) and ``options``
+    besides (given ``values`` as defaults): the result's ``settings`` and each option by name."""
+    if "--version" in args:
+        print(f"{prog} {__version__}")
+        raise SystemExit(0)
+    version = (
+        "version",
+        Annotated[bool, tyro.conf.FlagCreatePairsOff, tyro.conf.arg(help="print the kit's version and exit")],
+        False,
+    )
+    command = dataclasses.make_dataclass("Command", [("settings", Annotated[cls, tyro.conf.arg(name="")]), *options, version])
+    try:
+        return tyro.cli(
+            command,
+            args=args,
+            prog=prog,
+            description=description,
+            default=None if default is None else command(default, *values),
+            config=(tyro.conf.OmitArgPrefixes,),
+        )
+    except (ValueError, TypeError) as e:
+        refuse(prog, str(e))
 
 
 def main_of(cls: type[C], train: typing.Callable[[C, Start], Any], argv: list[str] | None, description: str, prog: str) -> int:

@@ -48,7 +48,6 @@ level less than its ranking).
 
 from __future__ import annotations
 
-import argparse
 import copy
 import json
 import multiprocessing
@@ -56,24 +55,26 @@ import shutil
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
+from tyro.conf import UseAppendAction
 
 from agents import Agent, load_agent
 from agents.neural import NeuralAgent
 from nets import load_checkpoint, masked_argmax, save_checkpoint, widen
-from nets.shipped import NETWORKS, weights_path
+from nets.shipped import weights_path
 from smear_env import NUM_ACTIONS, Phase, Rules, SeatView, SmearVectorEnv, seat_view
 from smear_env.files import atomic_write
-from smear_env.flags import command_parser
 
-from .config import parse_sizes
+from .config import Sizes, cli, refuse
 from .run import seed_everything
 from .teacher import TEMPERATURE, VALUE_WEIGHT, OracleTeacher, as_tensors, load_oracle, load_positions, teacher_loss
 
+PROG = "python -m train.distill"
 UNJUDGED = np.float32(np.nan)  # an illegal action's target
 HAND_POINTS = 4  # R13: High, Low, Jack and Game, the most a team can score in a hand
 
@@ -296,162 +297,144 @@ def fit(
     }
 
 
-def _parser() -> argparse.ArgumentParser:
-    """The command's options."""
-    parser = command_parser(prog="python -m train.distill", description=__doc__.splitlines()[0])
-    parser.add_argument("--out", required=True, help="output folder: positions/, checkpoint.pt, distill.json")
-    parser.add_argument(
-        "--teacher",
-        default="search",
-        help="the agent to imitate: any agent with scores() (default search; with another --init, search:net=PATH to match)",
-    )
-    parser.add_argument(
-        "--init", default=str(NETWORKS["neural"]), help="the network that plays the games and that the student starts from"
-    )
-    parser.add_argument(
-        "--hidden",
-        help="the student's hidden layer sizes, e.g. 512,512 (default: the --init network's); wider than the "
-        "init's, the student starts from the init's function (Net2Net: units copied)",
-    )
-    parser.add_argument("--generate-minutes", type=float, default=20.0, help="time the workers play and label")
-    parser.add_argument("--fit-minutes", type=float, default=7.0, help="time of the fit")
-    parser.add_argument("--workers", type=int, default=2, help="processes generating positions")
-    parser.add_argument("--games", type=int, default=64, help="games in lockstep in each worker")
-    parser.add_argument("--label-rate", type=float, default=0.5, help="share of the decisions with a choice the teacher labels")
-    parser.add_argument(
-        "--max-positions",
-        type=int,
-        help="stop generating at this many positions (a fast teacher, a network, labels millions: about 2.3 kB each in memory)",
-    )
-    parser.add_argument(
-        "--endgame",
-        type=float,
-        metavar="OWN_RATE",
-        help="the teacher labels only the hands that can end the game (a team within 4 points of the target), "
-        "the student's own values a share OWN_RATE of the other decisions (they hold its play there)",
-    )
-    parser.add_argument("--learning-rate", type=float, default=1e-4)
-    parser.add_argument("--batch-size", type=int, default=1024)
-    parser.add_argument(
-        "--temperature", type=float, default=TEMPERATURE, help="temperature (points) of the teacher's soft policy"
-    )
-    parser.add_argument(
-        "--value-weight", type=float, default=VALUE_WEIGHT, help="weight of the squared error to the teacher's values"
-    )
-    parser.add_argument(
-        "--policy-weight",
-        type=float,
-        help="weight of the cross-entropy to the teacher's soft policy (default 1; 0 with --teacher oracle: "
-        "its values on each deal are averaged by the squared error, not voted on)",
-    )
-    parser.add_argument(
-        "--mean-weight",
-        type=float,
-        default=1.0,
-        help="weight of the error of a position's mean value beside that of its ranking in the squared error "
-        "(1: the plain squared error; lower fits the ranking of labels whose level is noisy, as the oracle's)",
-    )
-    parser.add_argument("--held-out", type=float, default=0.05, help="share of the positions kept out of the fit to measure it")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--fit-only", action="store_true", help="fit on the positions already in --out (no generation)")
-    parser.add_argument(
-        "--positions",
-        action="append",
-        type=Path,
-        default=[],
-        help="another run's positions folder to fit on as well (repeatable; e.g. an earlier DAgger round's)",
-    )
-    return parser
+@dataclass
+class Config:
+    """What ``python -m train.distill`` labels, with which teacher, and how it fits the student."""
+
+    out: str
+    """output folder: positions/, checkpoint.pt, distill.json"""
+    teacher: str = "search"
+    """the agent to imitate: any agent with scores() (with another --init, search:net=PATH to match)"""
+    init: str = "neural"
+    """the network that plays the games and that the student starts from (a path, or a shipped network's name)"""
+    hidden: Sizes | None = None
+    """the student's hidden layer sizes, e.g. 512 512 (none: the --init network's); wider than the init's, the student starts from the init's function (Net2Net: units copied)"""
+    generate_minutes: float = 20.0
+    """time the workers play and label"""
+    fit_minutes: float = 7.0
+    """time of the fit"""
+    workers: int = 2
+    """processes generating positions"""
+    games: int = 64
+    """games in lockstep in each worker"""
+    label_rate: float = 0.5
+    """share of the decisions with a choice the teacher labels, in (0, 1]"""
+    max_positions: int | None = None
+    """stop generating at this many positions (a fast teacher, a network, labels millions: about 2.3 kB each in memory)"""
+    endgame: float | None = None
+    """the teacher labels only the hands that can end the game (a team within 4 points of the target), the student's own values this share of the other decisions (they hold its play there)"""
+    learning_rate: float = 1e-4
+    """Adam learning rate of the fit"""
+    batch_size: int = 1024
+    """positions per gradient step"""
+    temperature: float = TEMPERATURE
+    """temperature (points) of the teacher's soft policy"""
+    value_weight: float = VALUE_WEIGHT
+    """weight of the squared error to the teacher's values"""
+    policy_weight: float | None = None
+    """weight of the cross-entropy to the teacher's soft policy (none: 1, or 0 with --teacher oracle: its values on each deal are averaged by the squared error, not voted on)"""
+    mean_weight: float = 1.0
+    """weight of the error of a position's mean value beside that of its ranking in the squared error (1: the plain squared error; lower fits the ranking of labels whose level is noisy, as the oracle's)"""
+    held_out: float = 0.05
+    """share of the positions kept out of the fit to measure it, in (0, 1)"""
+    seed: int = 0
+    """seed of the games and of the fit"""
+    fit_only: bool = False
+    """fit on the positions already in --out (no generation)"""
+    positions: UseAppendAction[tuple[Path, ...]] = ()
+    """another run's positions folder to fit on as well (repeatable; e.g. an earlier DAgger round's)"""
+
+    def __post_init__(self) -> None:
+        """The checks that need nothing but the values; main makes those that read files."""
+        if self.endgame is not None and is_oracle(self.teacher):
+            raise ValueError(f"--endgame with --teacher {self.teacher}: the oracle labels every hand alike (leave --endgame out)")
+        if self.endgame is not None and not 0 <= self.endgame <= 1:
+            raise ValueError(f"--endgame {self.endgame}: the share of the other decisions the student labels, in [0, 1]")
+        if not 0 < self.label_rate <= 1 or not 0 < self.held_out < 1:
+            raise ValueError(f"--label-rate {self.label_rate} must be in (0, 1] and --held-out {self.held_out} in (0, 1)")
+        if not self.temperature > 0 or self.value_weight < 0 or (self.policy_weight or 0) < 0:
+            raise ValueError(
+                f"--temperature {self.temperature} must be above 0, --value-weight {self.value_weight} and "
+                f"--policy-weight {self.policy_weight} 0 or more"
+            )
+        if self.policy_weight is None:
+            self.policy_weight = 0.0 if is_oracle(self.teacher) else 1.0
+        if self.mean_weight < 0:
+            raise ValueError(f"--mean-weight {self.mean_weight}: 0 or more")
+        if self.policy_weight == 0 and self.value_weight == 0:
+            raise ValueError("--policy-weight 0 and --value-weight 0: the fit would learn nothing")
+        if self.max_positions is not None and self.max_positions < self.workers:
+            raise ValueError(f"--max-positions {self.max_positions}: at least one a worker ({self.workers})")
+        if min(self.workers, self.games, self.batch_size) < 1 or min(self.generate_minutes, self.fit_minutes) <= 0:
+            raise ValueError("--workers, --games, --batch-size must be at least 1 and the minutes above 0")
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = _parser()
-    args = parser.parse_args(argv)
-    out = Path(args.out)
+    config = cli(Config, argv, __doc__.splitlines()[0], PROG)
+    out = Path(config.out)
     try:
-        start = load_checkpoint(weights_path(args.init))
+        start = load_checkpoint(weights_path(config.init))
         if start.network.kind not in ("q", "q_split"):
-            raise ValueError(f"--init {args.init}: a q or q_split network (DMC) is needed, not {start.network.kind!r}")
-        if start.network.kind == "q_split" and args.hidden is not None:
-            raise ValueError(f"--hidden {args.hidden}: widens a q network only, and --init {args.init} is a q_split")
+            raise ValueError(f"--init {config.init}: a q or q_split network (DMC) is needed, not {start.network.kind!r}")
+        if start.network.kind == "q_split" and config.hidden is not None:
+            raise ValueError(f"--hidden {config.hidden}: widens a q network only, and --init {config.init} is a q_split")
         student, student_spec = start.build("cpu"), start.network
-        if args.hidden is not None:
-            student, student_spec = widen(student, student_spec, parse_sizes(args.hidden, "--hidden"), seed=args.seed)
-        if args.endgame is not None and is_oracle(args.teacher):
-            raise ValueError(f"--endgame with --teacher {args.teacher}: the oracle labels every hand alike (leave --endgame out)")
-        if args.endgame is not None and not 0 <= args.endgame <= 1:
-            raise ValueError(f"--endgame {args.endgame}: the share of the other decisions the student labels, in [0, 1]")
-        if not 0 < args.label_rate <= 1 or not 0 < args.held_out < 1:
-            raise ValueError(f"--label-rate {args.label_rate} must be in (0, 1] and --held-out {args.held_out} in (0, 1)")
-        if not args.temperature > 0 or args.value_weight < 0 or (args.policy_weight or 0) < 0:
-            raise ValueError(
-                f"--temperature {args.temperature} must be above 0, --value-weight {args.value_weight} and "
-                f"--policy-weight {args.policy_weight} 0 or more"
-            )
-        if args.policy_weight is None:
-            args.policy_weight = 0.0 if is_oracle(args.teacher) else 1.0
-        if args.mean_weight < 0:
-            raise ValueError(f"--mean-weight {args.mean_weight}: 0 or more")
-        if args.policy_weight == 0 and args.value_weight == 0:
-            raise ValueError("--policy-weight 0 and --value-weight 0: the fit would learn nothing")
-        if args.max_positions is not None and args.max_positions < args.workers:
-            raise ValueError(f"--max-positions {args.max_positions}: at least one a worker ({args.workers})")
-        if min(args.workers, args.games, args.batch_size) < 1 or min(args.generate_minutes, args.fit_minutes) <= 0:
-            raise ValueError("--workers, --games, --batch-size must be at least 1 and the minutes above 0")
-        for folder in args.positions:
+        if config.hidden is not None:
+            student, student_spec = widen(student, student_spec, config.hidden, seed=config.seed)
+        for folder in config.positions:
             if not folder.is_dir():
                 raise ValueError(f"--positions {folder}: no such folder (a distill run's positions/)")
-        if args.fit_only and not (out / "positions").is_dir() and not args.positions:
+        if config.fit_only and not (out / "positions").is_dir() and not config.positions:
             raise ValueError(f"--fit-only: {out / 'positions'} does not exist and no --positions given; generate first")
-        if not args.fit_only:
+        if not config.fit_only:
             if out.exists():
                 raise ValueError(f"{out} exists: give another --out (or --fit-only to fit again on its positions)")
-            if is_oracle(args.teacher):
-                load_oracle(args.teacher, NeuralAgent(weights_path(args.init), device="cpu"))
+            if is_oracle(config.teacher):
+                load_oracle(config.teacher, NeuralAgent(weights_path(config.init), device="cpu"))
             else:
-                load_teacher(args.teacher, start.rules)
+                load_teacher(config.teacher, start.rules)
     except ValueError as e:
-        parser.error(str(e))
+        refuse(PROG, str(e))
     if (out / "checkpoint.pt").exists():
-        parser.error(f"{out / 'checkpoint.pt'} exists: move it away to fit again")
+        refuse(PROG, f"{out / 'checkpoint.pt'} exists: move it away to fit again")
 
-    if not args.fit_only:
+    if not config.fit_only:
         shards = out / "positions"
         shards.mkdir(parents=True)
-        print(f"generating: {args.workers} workers x {args.generate_minutes} minutes, teacher {args.teacher}", flush=True)
+        print(f"generating: {config.workers} workers x {config.generate_minutes} minutes, teacher {config.teacher}", flush=True)
         try:
             # Spawned, not forked: a fork after torch or numba started their threads can deadlock the children.
-            with ProcessPoolExecutor(args.workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+            with ProcessPoolExecutor(config.workers, mp_context=multiprocessing.get_context("spawn")) as pool:
                 futures = [
-                    pool.submit(generate, shards / f"shard{w}.npz", args.teacher, weights_path(args.init),
-                                60 * args.generate_minutes, args.seed * 1000 + w, args.games, args.label_rate, args.endgame,
-                                None if args.max_positions is None else -(-args.max_positions // args.workers))
-                    for w in range(args.workers)
+                    pool.submit(generate, shards / f"shard{w}.npz", config.teacher, weights_path(config.init),
+                                60 * config.generate_minutes, config.seed * 1000 + w, config.games, config.label_rate, config.endgame,
+                                None if config.max_positions is None else -(-config.max_positions // config.workers))
+                    for w in range(config.workers)
                 ]  # fmt: skip
                 made = sum(f.result() for f in futures)
         except BaseException:
             shutil.rmtree(out)  # the folder is this run's own: nothing half-made stays behind
             raise
-        settings = {"teacher": args.teacher, "init": str(args.init), "generate_minutes": args.generate_minutes,
-                    "workers": args.workers, "games": args.games, "label_rate": args.label_rate, "endgame": args.endgame, "max_positions": args.max_positions, "seed": args.seed}  # fmt: skip
+        settings = {"teacher": config.teacher, "init": str(config.init), "generate_minutes": config.generate_minutes,
+                    "workers": config.workers, "games": config.games, "label_rate": config.label_rate, "endgame": config.endgame, "max_positions": config.max_positions, "seed": config.seed}  # fmt: skip
         atomic_write(shards / "generated.json", lambda f: json.dump({**settings, "positions": made}, f, indent=2))
         print(f"positions: {made:,}", flush=True)
-    folders = ([out / "positions"] if (out / "positions").is_dir() else []) + args.positions
+    folders = ([out / "positions"] if (out / "positions").is_dir() else []) + list(config.positions)
     data = load_positions(folders)
     own = sum(len(np.load(p).get("phase", ())) for p in folders[0].glob("*.npz"))  # held out from these only
-    print(f"fitting on {len(data['obs']):,} positions for {args.fit_minutes} minutes", flush=True)
-    seed_everything(args.seed)
+    print(f"fitting on {len(data['obs']):,} positions for {config.fit_minutes} minutes", flush=True)
+    seed_everything(config.seed)
     torch.set_num_threads(2)
-    network, report = fit(data, student, 60 * args.fit_minutes, args.held_out, args.learning_rate,
-                          args.batch_size, args.seed, args.temperature, args.value_weight, own_positions=own,
-                          policy_weight=args.policy_weight, mean_weight=args.mean_weight)  # fmt: skip
+    network, report = fit(data, student, 60 * config.fit_minutes, config.held_out, config.learning_rate,
+                          config.batch_size, config.seed, config.temperature, config.value_weight, own_positions=own,
+                          policy_weight=config.policy_weight or 0.0, mean_weight=config.mean_weight)  # fmt: skip
     made_by = [{"folder": str(f), **json.loads((f / "generated.json").read_text())}
                for f in folders if (f / "generated.json").exists()]  # fmt: skip
     summary: dict[str, Any] = dict(report)
     summary.update(generated=made_by,
-                  fit_minutes=args.fit_minutes, learning_rate=args.learning_rate, value_weight=args.value_weight,
-                  policy_weight=args.policy_weight, mean_weight=args.mean_weight,
-                  temperature=args.temperature, hidden=list(student_spec.hidden))  # fmt: skip
+                  fit_minutes=config.fit_minutes, learning_rate=config.learning_rate, value_weight=config.value_weight,
+                  policy_weight=config.policy_weight or 0.0, mean_weight=config.mean_weight,
+                  temperature=config.temperature, hidden=list(student_spec.hidden))  # fmt: skip
     save_checkpoint(out / "checkpoint.pt", student_spec, start.rules, network.state_dict(), distill=summary)
     atomic_write(out / "distill.json", lambda f: json.dump(summary, f, indent=2))
     print(json.dumps(summary, indent=2))

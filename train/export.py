@@ -19,12 +19,16 @@ the suits (``nets.SuitMean``; ``neural:OUT`` then plays so unless its spec says 
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Annotated
 
 import torch
+from tyro.conf import Positional, arg
 
 from nets import Checkpoint, NetworkSpec, check_suits, load_checkpoint, save_checkpoint
-from smear_env.flags import command_parser
+
+from .config import cli
 
 
 def part(checkpoint: Checkpoint, name: str) -> dict:
@@ -63,46 +67,45 @@ def joined(play: Checkpoint, contracts: Checkpoint, play_path: str, contracts_pa
     return Checkpoint(spec, play.rules, model, play.extra)
 
 
+@dataclass
+class Config:
+    """What ``python -m train.export`` writes, from which checkpoints."""
+
+    checkpoint: Positional[Annotated[str, arg(metavar="CHECKPOINT")]]
+    """a run's checkpoint.pt (or its folder)"""
+    out: Positional[Annotated[str, arg(metavar="OUT")]]
+    """where to write the slim checkpoint"""
+    force: bool = False
+    """overwrite OUT if it exists"""
+    contracts: str | None = None
+    """a DMC checkpoint whose bid, trump and discard decisions replace CHECKPOINT's (a q_split network)"""
+    average: tuple[str, ...] = ()
+    """checkpoints whose weights are averaged with CHECKPOINT's (a model soup; same kind, sizes and rules)"""
+    suits: int | None = None
+    """play the network with its values averaged over this many orders of the suits (1 to 24; nets.SuitMean)"""
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = command_parser(prog="python -m train.export", description=__doc__.splitlines()[0])
-    parser.add_argument("checkpoint", help="a run's checkpoint.pt (or its folder)")
-    parser.add_argument("out", help="where to write the slim checkpoint")
-    parser.add_argument("--force", action="store_true", help="overwrite OUT if it exists")
-    parser.add_argument(
-        "--contracts", help="a DMC checkpoint whose bid, trump and discard decisions replace CHECKPOINT's (a q_split network)"
-    )
-    parser.add_argument(
-        "--average",
-        nargs="+",
-        default=[],
-        metavar="CHECKPOINT",
-        help="checkpoints whose weights are averaged with CHECKPOINT's (a model soup; same kind, sizes and rules)",
-    )
-    parser.add_argument(
-        "--suits",
-        type=int,
-        help="play the network with its values averaged over this many orders of the suits (1 to 24; nets.SuitMean)",
-    )
-    args = parser.parse_args(argv)
-    out = Path(args.out)
-    if out.exists() and not args.force:
+    config = cli(Config, argv, __doc__.splitlines()[0], "python -m train.export")
+    out = Path(config.out)
+    if out.exists() and not config.force:
         print(f"{out} exists: give --force to overwrite it", file=sys.stderr)
         return 1
     try:
-        checkpoint = load_checkpoint(args.checkpoint)
-        if args.average:
-            paths = [args.checkpoint, *args.average]
-            checkpoint = averaged([checkpoint, *(load_checkpoint(p) for p in args.average)], paths)
-        if args.contracts:
-            checkpoint = joined(checkpoint, load_checkpoint(args.contracts), args.checkpoint, args.contracts)
-        if args.suits is not None:
-            check_suits(args.suits, (checkpoint.network.kind,))
+        checkpoint = load_checkpoint(config.checkpoint)
+        if config.average:
+            paths = [config.checkpoint, *config.average]
+            checkpoint = averaged([checkpoint, *(load_checkpoint(p) for p in config.average)], paths)
+        if config.contracts:
+            checkpoint = joined(checkpoint, load_checkpoint(config.contracts), config.checkpoint, config.contracts)
+        if config.suits is not None:
+            check_suits(config.suits, (checkpoint.network.kind,))
     except ValueError as e:
         print(e, file=sys.stderr)
         return 1
     step = int(checkpoint.extra.get("global_step", 0))
     trained = {"trained_with": checkpoint.extra["smear_rl_version"]} if "smear_rl_version" in checkpoint.extra else {}
-    suits = checkpoint.extra.get("suits") if args.suits is None else args.suits
+    suits = checkpoint.extra.get("suits") if config.suits is None else config.suits
     played = {"suits": int(suits)} if suits not in (None, 1) else {}
     save_checkpoint(out, checkpoint.network, checkpoint.rules, checkpoint.model, global_step=step, **trained, **played)
     print(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB, step {step:,})")

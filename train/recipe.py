@@ -55,11 +55,10 @@ from agents.arena import run_match
 from nets import NetworkSpec, build_network, load_checkpoint, save_checkpoint
 from smear_env import Rules, __version__
 from smear_env.files import atomic_write
-from smear_env.flags import Flag
 
 from . import chances as chance_table
 from . import distill, dmc
-from .config import Mix, Start, check_types, find_config, from_mapping, parse
+from .config import Mix, Start, check_types, find_config, from_mapping, parse, strings_flag
 from .export import joined
 from .run import folder_for, seed_everything
 
@@ -68,9 +67,9 @@ STAGES = ("selfplay", "exit", "table", "contracts", "suits")
 STATE = "recipe.json"
 LOG = "recipe.log"
 Minutes = Annotated[
-    tuple[float, ...], Flag(lambda xs: tuple(float(x) for x in xs), "+", "MIN", lambda v: " ".join(f"{m:g}" for m in v))
+    tuple[float, ...], strings_flag(lambda xs: tuple(float(x) for x in xs), "MIN", tuple, lambda v: [f"{m:g}" for m in v])
 ]
-Specs = Annotated[tuple[str, ...], Flag(tuple, "+", "SPEC", " ".join)]
+Specs = Annotated[tuple[str, ...], strings_flag(tuple, "SPEC", tuple, list)]
 TICK = 5.0  # seconds between looks of the clock's thread (snapshots, the state file, the progress line)
 
 

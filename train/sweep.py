@@ -12,19 +12,19 @@ rate, its evaluations) and ``OUT/best_config.yaml`` (a trainer config: train it 
 
 from __future__ import annotations
 
-import argparse
 import sys
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
+import tyro
 import yaml
 
 from agents.ray_cluster import need_ray
 from smear_env.files import atomic_write
-from smear_env.flags import command_parser
 
 from . import dmc, ppo
-from .config import find_config, from_mapping, to_mapping
+from .config import cli, find_config, from_mapping, to_mapping
 
 TRAINERS = {"dmc": dmc, "ppo": ppo}
 SPACES = {"grid": "grid_search", "choice": "choice", "uniform": "uniform", "loguniform": "loguniform", "randint": "randint"}
@@ -79,20 +79,20 @@ def trial(params: dict[str, Any], trainer: str, values: dict[str, Any], trials: 
     TRAINERS[trainer].train(config, report=lambda result: tune.report({"win_rate": result["win_rate"], "step": result["step"]}))
 
 
-def _parser() -> argparse.ArgumentParser:
-    """The command's options."""
-    parser = command_parser(prog="python -m train.sweep", description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--config", required=True, metavar="NAME|SWEEP.yaml", help="the sweep file, or a built-in's name (sweep_dmc)"
-    )
-    parser.add_argument("--address", help="the Ray cluster to join (default: the file's ray_address, else a local Ray)")
-    parser.add_argument("--out", help="where results go (default: the file's out)")
-    return parser
+@dataclass
+class Config:
+    """Which sweep ``python -m train.sweep`` runs, on which cluster, and where its results go."""
+
+    config: Annotated[str, tyro.conf.arg(metavar="NAME|SWEEP.yaml")]
+    """the sweep file, or a built-in's name (sweep_dmc)"""
+    address: str | None = None
+    """the Ray cluster to join (none: the file's ray_address, else a local Ray)"""
+    out: str | None = None
+    """where results go (none: the file's out)"""
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = _parser()
-    args = parser.parse_args(argv)
+    args = cli(Config, argv, __doc__.splitlines()[0], "python -m train.sweep")
     try:
         path = find_config(args.config)
         sweep = read_sweep(path)
