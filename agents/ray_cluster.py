@@ -4,13 +4,13 @@ Ray is imported only when a cluster is joined."""
 
 from __future__ import annotations
 
-from smear_env.extras import need
+from .extras import need
 
 _STARTED_HERE = False  # whether this process started the local Ray it uses (and so shuts it down)
 
 
 def need_ray(what: str) -> None:
-    """A ValueError (:class:`smear_env.extras.MissingExtraError`) naming the extra unless Ray is installed
+    """A ValueError (:class:`agents.extras.MissingExtraError`) naming the extra unless Ray is installed
     (found, not imported: it is optional)."""
     need("ray", what)
 

@@ -28,8 +28,8 @@ What each preset wins is measured in docs/results.md ("Search"), not here.
   hidden cards, on each of which the network plays the hand out at every seat from that seat's
   own observation (``agents.rollouts``): the network's own imperfect-information play, not
   open cards. That value is blended with the network's as in the card play. The bids stay the
-  network's: measured against 256-deal rollouts its bids lose 0.001 points a decision, and
-  the rollouts' own noise costs more than that (docs/research, 2026-12-01, "Search over learned models").
+  network's: against many-deal rollouts its bids lose next to nothing, and the rollouts' own noise
+  costs more than that (the figure: docs/research, 2026-12-01, "Search over learned models").
 * **Card play**: for each decision, ``samples`` deals are drawn from the model of the hidden
   cards (``nets`` kind ``beliefs``: for each unseen card, where it lies given everything the
   seat saw, the bids included), still exactly consistent with the view

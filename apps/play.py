@@ -11,16 +11,20 @@ from __future__ import annotations
 import select
 import sys
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Annotated, Any, Literal
+
+from tyro.conf import arg
 
 from agents import load_agent
+from agents.extras import MissingExtraError
 from smear_env import Game, Rules, action_name, observe, parse_action, seat_view
 from smear_env.actions import DISCARD_BASE, PLAY_BASE
-from smear_env.extras import MissingExtraError, command
-from smear_env.flags import add_rule_flags, command_parser, rules_from_args
 from smear_env.game import game_label, game_rng, run_entropy, team_of
 from smear_env.records import write_records
 from smear_env.render import after_move, announce, explain_hand, render_view
+
+from .command import cli, command, refuse
 
 HELP = "Type a move as listed (e.g. 'pass', 'bid 3', 'trump H', 'discard 7C' or just '7C', 'JH'), its number, 'help' or 'quit'."
 
@@ -116,34 +120,45 @@ def play(
     return game, True
 
 
+@dataclass
+class Config:
+    """Who ``smear-play``'s person plays with and against, and under which rules."""
+
+    seat: Literal[0, 1, 2, 3] = 0
+    """your seat (your partner sits opposite)"""
+    partner: str = "heuristic"
+    """your partner's agent spec"""
+    opponents: str = "heuristic"
+    """the opponents' agent spec"""
+    seed: int | None = None
+    """seed of the deals (none: random)"""
+    records: Annotated[str | None, arg(metavar="FILE.jsonl")] = None
+    """write the game's hand records here when it ends"""
+    rules: Rules = field(default_factory=Rules)
+    """the rule settings of the game"""
+
+
 @command("smear-play")
 def main(argv: list[str] | None = None) -> int:
-    parser = command_parser(prog="smear-play", description="Play Smear in the terminal against agents.")
-    parser.add_argument("--seat", type=int, default=0, choices=range(4), help="your seat (0-3; your partner sits opposite)")
-    parser.add_argument("--partner", default="heuristic", help="your partner's agent spec (default heuristic)")
-    parser.add_argument("--opponents", default="heuristic", help="the opponents' agent spec (default heuristic)")
-    parser.add_argument("--seed", type=int, default=None, help="seed of the deals (default: random)")
-    parser.add_argument("--records", metavar="FILE.jsonl", help="write the game's hand records here when it ends")
-    add_rule_flags(parser)
-    args = parser.parse_args(argv)
+    config = cli(Config, argv, "Play Smear in the terminal against agents.", "smear-play")
+    rules = config.rules
     try:
-        rules = rules_from_args(args)
-        partner, opponents = load_agent(args.partner), load_agent(args.opponents)
+        partner, opponents = load_agent(config.partner), load_agent(config.opponents)
         partner.check_rules(rules)
         opponents.check_rules(rules)
     except MissingExtraError:
         raise  # one line (the command's), not the usage
     except ValueError as e:
-        parser.error(str(e))
-    me = args.seat
+        refuse("smear-play", str(e))
+    me = config.seat
     agents = {(me + 2) % 4: partner, (me + 1) % 4: opponents, (me + 3) % 4: opponents}
     try:
-        game, finished = play(rules, me, agents, args.seed)
+        game, finished = play(rules, me, agents, config.seed)
     except KeyboardInterrupt:
         print("\nGoodbye.")
         return 130
-    if args.records:
-        write_records(game.records, args.records)
+    if config.records:
+        write_records(game.records, config.records)
     if not finished:
         print("Goodbye.")
         return 0

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import difflib
 import sys
 import typing
 from dataclasses import dataclass, field
@@ -20,6 +21,7 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
+import docstring_parser
 import tyro
 import yaml
 from tyro.constructors import PrimitiveConstructorSpec
@@ -221,7 +223,10 @@ def from_mapping(cls: type[C], values: dict[str, Any]) -> C:
     values.pop("smear_rl_version", None)  # recorded in every run's config.yaml; not a setting
     unknown = sorted(set(values) - set(names))
     if unknown:
-        raise ValueError(f"unknown config key(s) {unknown}; allowed are {names}")
+        docs = {p.arg_name: p.description for k in cls.__mro__[-2::-1] for p in docstring_parser.parse_from_object(k).params}
+        near = {k: difflib.get_close_matches(k, names, n=1) for k in unknown}
+        hints = "".join(f"; {k}: did you mean {m[0]} ({docs.get(m[0], '')})" for k, m in near.items() if m)
+        raise ValueError(f"unknown config key(s) {unknown}{hints}; allowed are {names}")
     rules = values.get("rules", {})
     if isinstance(rules, Rules):
         rules = rules.to_dict()

@@ -342,7 +342,7 @@ class Config:
     fit_only: bool = False
     """fit on the positions already in --out (no generation)"""
     positions: UseAppendAction[tuple[Path, ...]] = ()
-    """another run's positions folder to fit on as well (repeatable; e.g. an earlier DAgger round's)"""
+    """another run's positions folder to fit on as well (e.g. an earlier DAgger round's)"""
 
     def __post_init__(self) -> None:
         """The checks that need nothing but the values; main makes those that read files."""

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from smear_env.extras import need
-
+from ..extras import need
 from .results import MatchResult
 
 

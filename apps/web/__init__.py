@@ -5,7 +5,7 @@ missing ``web`` extra is one line that says so."""
 
 from __future__ import annotations
 
-from smear_env.extras import command
+from apps.command import command
 
 
 @command("smear-web")

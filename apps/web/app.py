@@ -32,7 +32,6 @@ table ever makes room for another.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import sys
@@ -43,7 +42,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from importlib.resources import files
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -52,12 +51,13 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
+from tyro.conf import UseAppendAction, arg
 
 from agents.base import Agent
 from smear_env import RecordError, Rules
-from smear_env.flags import command_parser
 from smear_env.records import check_hand
 
+from ..command import cli, refuse
 from .guard import LOOPBACK, Guard
 from .policy import AgentPolicy, Limits
 from .replay import FolderError, RecordsFolder, check_file, explain, match_mismatch, match_swings
@@ -76,6 +76,11 @@ SCORERS = 8
 RETRY_AFTER = 5
 """Seconds a client told the server is full (429, 503) is asked to wait (``Retry-After``)."""
 T = TypeVar("T")
+PROG = "smear-web"
+DESCRIPTION = (
+    "A browser table: play Smear against the built-in agents. Everything a request may make the server read, run "
+    "or spend is set here, by the server's owner."
+)
 
 
 @dataclass(frozen=True)
@@ -448,126 +453,85 @@ def create_app(settings: Settings | None = None, tables: Tables | None = None) -
     )
 
 
-def _parser() -> argparse.ArgumentParser:
-    """The command's options."""
-    parser = command_parser(
-        prog="smear-web",
-        description="A browser table: play Smear against the built-in agents. Everything a request may make the server "
-        "read, run or spend is set here, by the server's owner.",
-    )
-    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
-    parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
-    parser.add_argument(
-        "--allowed-host",
-        action="append",
-        default=[],
-        metavar="NAME[:PORT]",
-        help="a host name clients reach the server by (repeatable); needed with --host 0.0.0.0, where every other name is refused",
-    )
-    parser.add_argument(
-        "--records",
-        metavar="DIR",
-        help="the folder whose records files (and smear-eval --json files) the replay may open; nothing outside it",
-    )
-    parser.add_argument(
-        "--checkpoints",
-        action="append",
-        default=[],
-        metavar="DIR",
-        help="a folder whose checkpoints a table may name, neural:NAME relative to it (repeatable); none by default",
-    )
-    parser.add_argument(
-        "--agent",
-        action="append",
-        default=[],
-        metavar="SPEC",
-        help="a spec a table may name beyond the built-ins, exactly as written, e.g. my_bot.py:Bot (repeatable): "
-        "its code runs in the server",
-    )
-    defaults = Limits()
-    parser.add_argument(
-        "--think-seconds",
-        type=float,
-        default=defaults.seconds,
-        help=f"most seconds= a table's agent may ask (default {defaults.seconds})",
-    )
-    parser.add_argument("--max-samples", type=int, default=defaults.samples, help=f"most samples= (default {defaults.samples})")
-    parser.add_argument(
-        "--max-rollouts",
-        type=int,
-        default=defaults.rollouts,
-        help=f"most rollouts= and play_rollouts= (default {defaults.rollouts})",
-    )
-    parser.add_argument("--workers", type=int, default=8, help="threads the agents think in, all tables together (default 8)")
-    parser.add_argument(
-        "--slow-workers",
-        type=int,
-        default=2,
-        help="threads the explanations and the records files' checks run in, apart from the tables' (default 2)",
-    )
-    parser.add_argument(
-        "--explains-per-client", type=int, default=2, help="explanations one client may have under way at once (default 2)"
-    )
-    parser.add_argument(
-        "--files-per-client", type=int, default=1, help="records files one client may have checked at once (default 1)"
-    )
-    parser.add_argument("--max-tables", type=int, default=MAX_TABLES, help=f"tables at once, all clients (default {MAX_TABLES})")
-    parser.add_argument(
-        "--tables-per-client",
-        type=int,
-        default=MAX_PER_CLIENT,
-        help=f"tables at once for one client address (default {MAX_PER_CLIENT})",
-    )
-    return parser
+@dataclass
+class Config:
+    """``smear-web``'s options: everything a request may make the server read, run or spend."""
+
+    host: str = "127.0.0.1"
+    """address to listen on (127.0.0.1: this machine only)"""
+    port: int = 8000
+    """port"""
+    allowed_host: Annotated[tuple[str, ...], UseAppendAction, arg(metavar="NAME[:PORT]")] = ()
+    """a host name clients reach the server by; needed with --host 0.0.0.0, where every other name is refused"""
+    records: Annotated[str | None, arg(metavar="DIR")] = None
+    """the folder whose records files (and smear-eval --json files) the replay may open; nothing outside it"""
+    checkpoints: Annotated[tuple[str, ...], UseAppendAction, arg(metavar="DIR")] = ()
+    """a folder whose checkpoints a table may name, neural:NAME relative to it; none by default"""
+    agent: Annotated[tuple[str, ...], UseAppendAction, arg(metavar="SPEC")] = ()
+    """a spec a table may name beyond the built-ins, exactly as written, e.g. my_bot.py:Bot: its code runs in the server"""
+    think_seconds: float = Limits().seconds
+    """most seconds= a table's agent may ask"""
+    max_samples: int = Limits().samples
+    """most samples="""
+    max_rollouts: int = Limits().rollouts
+    """most rollouts= and play_rollouts="""
+    workers: int = 8
+    """threads the agents think in, all tables together"""
+    slow_workers: int = 2
+    """threads the explanations and the records files' checks run in, apart from the tables'"""
+    explains_per_client: int = 2
+    """explanations one client may have under way at once"""
+    files_per_client: int = 1
+    """records files one client may have checked at once"""
+    max_tables: int = MAX_TABLES
+    """tables at once, all clients"""
+    tables_per_client: int = MAX_PER_CLIENT
+    """tables at once for one client address"""
+
+    def __post_init__(self) -> None:
+        """The checks that need nothing but the values (main checks the folders)."""
+        for name in ("workers", "slow_workers", "explains_per_client", "files_per_client", "max_tables", "tables_per_client"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"--{name.replace('_', '-')} {getattr(self, name)}: 1 or more")
+        if not self.think_seconds > 0 or self.max_samples < 1 or self.max_rollouts < 0:
+            raise ValueError("--think-seconds must be over 0, --max-samples 1 or more, --max-rollouts 0 or more")
 
 
 def main(argv: list[str] | None = None) -> int:
     """``smear-web [--host H] [--port P] [--records DIR] ...``: serve the table and the replay until Ctrl-C."""
-    parser = _parser()
-    args = parser.parse_args(argv)
-    if args.records and not Path(args.records).is_dir():
-        parser.error(f"--records {args.records}: not a folder")
-    for given in args.checkpoints:
+    config = cli(Config, argv, DESCRIPTION, PROG)
+    if config.records and not Path(config.records).is_dir():
+        refuse(PROG, f"--records {config.records}: not a folder")
+    for given in config.checkpoints:
         if not Path(given).is_dir():
-            parser.error(f"--checkpoints {given}: not a folder")
-    for name, value in (
-        ("--workers", args.workers),
-        ("--slow-workers", args.slow_workers),
-        ("--explains-per-client", args.explains_per_client),
-        ("--files-per-client", args.files_per_client),
-        ("--max-tables", args.max_tables),
-        ("--tables-per-client", args.tables_per_client),
-    ):
-        if value < 1:
-            parser.error(f"{name} {value}: 1 or more")
-    if not args.think_seconds > 0 or args.max_samples < 1 or args.max_rollouts < 0:
-        parser.error("--think-seconds must be over 0, --max-samples 1 or more, --max-rollouts 0 or more")
-    hosts = [f"{name}:{args.port}" for name in LOOPBACK]
-    if args.host in ("0.0.0.0", "::", ""):
-        if not args.allowed_host:
-            parser.error(
-                f"--host {args.host} listens on every address: name the host names clients use with --allowed-host "
-                "(e.g. --allowed-host mylaptop.lan), so that no other site's name is answered"
+            refuse(PROG, f"--checkpoints {given}: not a folder")
+    hosts = [f"{name}:{config.port}" for name in LOOPBACK]
+    if config.host in ("0.0.0.0", "::", ""):
+        if not config.allowed_host:
+            refuse(
+                PROG,
+                f"--host {config.host} listens on every address: name the host names clients use with --allowed-host "
+                "(e.g. --allowed-host mylaptop.lan), so that no other site's name is answered",
             )
-    elif args.host not in ("127.0.0.1", "localhost", "::1"):
-        hosts.append(f"[{args.host}]:{args.port}" if ":" in args.host else f"{args.host}:{args.port}")
+    elif config.host not in ("127.0.0.1", "localhost", "::1"):
+        hosts.append(f"[{config.host}]:{config.port}" if ":" in config.host else f"{config.host}:{config.port}")
     settings = Settings(
-        hosts=tuple(hosts + args.allowed_host),
-        records=Path(args.records) if args.records else None,
-        checkpoints=tuple(Path(c) for c in args.checkpoints),
-        agents=tuple(args.agent),
-        limits=Limits(seconds=args.think_seconds, samples=args.max_samples, rollouts=args.max_rollouts),
-        workers=args.workers,
-        slow_workers=args.slow_workers,
-        explains_per_client=args.explains_per_client,
-        files_per_client=args.files_per_client,
-        max_tables=args.max_tables,
-        tables_per_client=args.tables_per_client,
+        hosts=tuple(hosts + list(config.allowed_host)),
+        records=Path(config.records) if config.records else None,
+        checkpoints=tuple(Path(c) for c in config.checkpoints),
+        agents=tuple(config.agent),
+        limits=Limits(seconds=config.think_seconds, samples=config.max_samples, rollouts=config.max_rollouts),
+        workers=config.workers,
+        slow_workers=config.slow_workers,
+        explains_per_client=config.explains_per_client,
+        files_per_client=config.files_per_client,
+        max_tables=config.max_tables,
+        tables_per_client=config.tables_per_client,
     )
     import uvicorn
 
-    print(f"smear-web: http://{args.host}:{args.port}/ (replays: /replay; Ctrl-C stops it)", file=sys.stderr)
-    uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level="warning")
+    print(f"smear-web: http://{config.host}:{config.port}/ (replays: /replay; Ctrl-C stops it)", file=sys.stderr)
+    uvicorn.run(create_app(settings), host=config.host, port=config.port, log_level="warning")
     return 0
 
 

@@ -5,16 +5,14 @@ extra and the pip command, never a traceback.
 ``train`` (PyTorch, the trainers and the network agents), ``web`` (``smear-web``), ``plot`` (a league's
 plot), ``ray`` (clusters), ``sb3`` (the Stable-Baselines3 example), ``openspiel`` and ``rlcard`` (the game in
 those frameworks). :func:`need` checks for a module
-without importing it; :func:`missing` turns an import that failed into the same message; a command
-runs its body inside :func:`command`, which prints that message and exits with code 2.
+without importing it; :func:`missing` turns an import that failed into the same message (a command runs its
+body inside ``apps.command.command``, which prints that message and exits with code 2). They sit on the
+lowest floor that needs them: the agents of the extras (``pimc`` over Ray, the interop agents) check here.
 """
 
 from __future__ import annotations
 
 import importlib.util
-import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 EXTRAS = {
     "torch": "train",
@@ -63,16 +61,3 @@ def missing(error: ImportError, what: str) -> MissingExtraError | None:
         return error
     top = (error.name or "").split(".")[0]
     return MissingExtraError(_message(top, what), name=top) if top in EXTRAS else None
-
-
-@contextmanager
-def command(prog: str) -> Iterator[None]:
-    """Run a command's body: a missing extra (at import or later) is one line on stderr and exit code 2."""
-    try:
-        yield
-    except ImportError as error:
-        found = missing(error, prog)
-        if found is None:
-            raise
-        print(f"{prog}: error: {found}", file=sys.stderr)
-        raise SystemExit(2) from None

@@ -1,0 +1,60 @@
+"""What every app (``smear-play``, ``smear-eval``, ``smear-records``, ``smear-web``, ``smear-exploit``) does
+around its body: its options read from a config dataclass by tyro (:func:`cli`), and a missing extra
+reported as one line (:func:`command`).
+
+A config's fields are its options, each with the docstring under it as its help: flat (a nested
+``rules: Rules`` gives ``--kitty-size``, ``tyro.conf.OmitArgPrefixes``), booleans as ``--x`` / ``--no-x``,
+positional where the field says ``tyro.conf.Positional``. A value that does not read, or that the
+config's checks refuse (a ``ValueError`` from ``__post_init__``), is one line naming it, exit status 2.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import NoReturn, TypeVar
+
+import tyro
+
+from agents.extras import missing
+from smear_env import __version__
+
+T = TypeVar("T")
+
+
+def refuse(prog: str, message: str) -> NoReturn:
+    """A refused command line as argparse says it: one line naming what was wrong, exit status 2."""
+    print(f"usage: {prog} [-h] [OPTIONS]\n{prog}: error: {message}", file=sys.stderr)
+    raise SystemExit(2)
+
+
+def cli(cls: type[T], argv: list[str] | None, description: str, prog: str) -> T:
+    """The config ``cls`` read from ``argv`` (the command line when None); ``--version`` prints the kit's."""
+    args = sys.argv[1:] if argv is None else list(argv)
+    if "--version" in args:
+        print(f"{prog} {__version__}")
+        raise SystemExit(0)
+    try:
+        return tyro.cli(
+            cls,
+            args=args,
+            prog=prog,
+            description=f"{description}\n\n--version prints the kit's version.",
+            config=(tyro.conf.OmitArgPrefixes,),
+        )
+    except ValueError as e:
+        refuse(prog, str(e))
+
+
+@contextmanager
+def command(prog: str) -> Iterator[None]:
+    """Run a command's body: a missing extra (at import or later) is one line on stderr and exit code 2."""
+    try:
+        yield
+    except ImportError as error:
+        found = missing(error, prog)
+        if found is None:
+            raise
+        print(f"{prog}: error: {found}", file=sys.stderr)
+        raise SystemExit(2) from None
