@@ -224,3 +224,21 @@ def test_no_page_holds_a_placeholder_for_a_figure():
             continue
         found = re.findall(r"\bFIGURES_\w*|\bTODO\b|\bTBD\b", page.read_text())
         assert not found, f"{page.relative_to(ROOT)} holds {found}"
+
+
+def test_results_hold_one_figure_a_row_with_its_date_seed_and_command():
+    """docs/results.md says what stands: each row one figure (no "A / B" pairs, no second date inside
+    it: a superseded figure goes to the CHANGELOG or the research pages), with one date, one seed and a command."""
+    import re
+
+    rows = [line for line in (ROOT / "docs" / "results.md").read_text().splitlines() if line.startswith("| ")]
+    measured = [r for r in rows if not r.startswith(("| claim |", "| --- |"))]
+    assert len(measured) >= 40
+    for row in measured:
+        cells = [c.strip() for c in row.strip("|").split(" | ")]
+        assert len(cells) == 5, row
+        _claim, figure, date, seed, command = cells
+        assert re.fullmatch(r"\d{4}-\d{2}-\d{2}|-", date), row
+        assert re.fullmatch(r"\d+|-", seed), row
+        assert " / " not in figure and not re.search(r"\d{4}-\d{2}-\d{2}", figure), row
+        assert command, row
