@@ -1,6 +1,6 @@
 """A table of each team's chance of winning the game from a score and a dealer (``smear-chances/1``).
 
-``python -m train.chances`` makes one from a network's own hands (see that module); DMC's
+``python -m train.chance_table`` makes one from a network's own hands (see that module); DMC's
 ``target: chance``, the rollouts of ``search`` (``chances=FILE``) and
 ``experiments/contract_regret.py --chances`` read it to value a hand by the change it makes to the
 team's chance of winning instead of by its margin. The kit ships one, ``chance`` (the table of the
@@ -63,7 +63,7 @@ class Chances:
 
     @classmethod
     def load(cls, path: str | Path) -> Chances:
-        """A table ``python -m train.chances`` wrote (``chance``: the shipped one); a ValueError naming the file
+        """A table ``python -m train.chance_table`` wrote (``chance``: the shipped one); a ValueError naming the file
         if it is not one."""
         path = CHANCES if str(path) == "chance" else path
         try:
@@ -72,4 +72,6 @@ class Chances:
                     raise ValueError(f"format {data['format']}, not {FORMAT}")
                 return cls(data["chance"], int(data["low"]), int(data["target_score"]), float(data["scale"]))
         except (OSError, KeyError, ValueError) as e:
-            raise ValueError(f"{path}: not a table of win chances ({FORMAT}, made by python -m train.chances): {e}") from None
+            raise ValueError(
+                f"{path}: not a table of win chances ({FORMAT}, made by python -m train.chance_table): {e}"
+            ) from None

@@ -41,7 +41,7 @@ What each preset wins is measured in docs/results.md ("Search"), not here.
   value plus ``mix`` times the rollouts' (``mix`` default 0.5; at 1 no deal is solved). The
   rollouts measure what a card is worth against players who cannot see the cards; double-dummy
   values assume they can. With ``chances=FILE`` (a table of win chances, ``python -m
-  train.chances``; ``chance``: the shipped table of the ``chance`` network's play) the rollouts value a hand by the change it makes to the team's chance of
+  train.chance_table``; ``chance``: the shipped table of the ``chance`` network's play) the rollouts value a hand by the change it makes to the team's chance of
   winning the game (times the table's scale) instead of by its margin. With ``infer=T`` (default
   0: off) the rollouts' deals are drawn ``draws`` (default 4) times over and kept by how likely the
   other seats' bids, trump and cards are under the network's play on each (``agents.rollouts``:

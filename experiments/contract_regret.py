@@ -10,7 +10,7 @@ reference's value of its best action less its value of the action chosen, in poi
 hand's margin) of the network's own choice and of rollouts with fewer deals (new deals, drawn
 after the reference's), alone and blended with the network's values as ``search`` does
 (``(rollout + 0.5 Q) / 1.5``): where fewer deals lose less than the network, their labels know
-something the network does not (what a distillation from them could teach). With ``--chances FILE`` (``python -m train.chances``) every hand is
+something the network does not (what a distillation from them could teach). With ``--chances FILE`` (``python -m train.chance_table``) every hand is
 valued by the change it makes to the team's chance of winning the game (times the table's scale,
 in margin-sized units) instead of by its margin: the measure a network trained with
 ``target: chance`` plays for. The reference has noise of its own: a choice that it rates
@@ -43,7 +43,7 @@ def main() -> None:
     parser.add_argument("--positions", type=int, default=300, help="contract decisions to judge (default 300)")
     parser.add_argument("--reference", type=int, default=256, help="deals per action of the reference (default 256)")
     parser.add_argument("--deals", default="16,64", help="deals per action of the rollouts compared (default 16,64)")
-    parser.add_argument("--chances", help="value hands by the change of the win chance in this table (train.chances)")
+    parser.add_argument("--chances", help="value hands by the change of the win chance in this table (train.chance_table)")
     parser.add_argument(
         "--phases",
         nargs="+",

@@ -1,4 +1,4 @@
-"""The table of win chances (train.chances) and DMC's ``target: chance`` built on it (R14, R15)."""
+"""The table of win chances (train.chance_table) and DMC's ``target: chance`` built on it (R14, R15)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from smear_env import Game, Rules, SmearVectorEnv, observe, seat_view
 from smear_env.actions import bid_action
 from train import dmc, export
 from train.actors import ActorSettings, SelfPlay
-from train.chances import hand_outcomes, main, solve
+from train.chance_table import hand_outcomes, main, solve
 
 CHANCE = NETWORKS["chance"]
 
@@ -295,3 +295,14 @@ def test_r6_r7_bid_two_heard_counts_what_each_bidder_heard_from_its_partner():
             assert said in ("pass", "bid 2", "bid 3"), who
     bad = subprocess.run([sys.executable, str(script), "--heard", "-1"], capture_output=True, text=True)
     assert bad.returncode == 2 and "--heard -1" in bad.stderr
+
+
+def test_the_old_name_of_the_command_still_runs_it_with_a_warning():
+    """``train.chances`` was the command's name; the table is ``agents.chances``, the command ``train.chance_table``."""
+    import importlib
+    import sys
+
+    sys.modules.pop("train.chances", None)
+    with pytest.warns(DeprecationWarning, match="train.chance_table"):
+        old = importlib.import_module("train.chances")
+    assert old.main is main and old.solve is solve

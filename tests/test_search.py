@@ -27,7 +27,7 @@ from smear_env.actions import DISCARD_BASE, PLAY_BASE
 from smear_env.cards import card_str
 from smear_env.observer import OFFSETS
 from train import beliefs, distill, dmc
-from train.chances import solve
+from train.chance_table import solve
 from train.teacher import OracleTeacher, load_oracle, load_positions, teacher_loss
 
 SHIPPED, DISTILLED, CHANCE, DMC = NETWORKS["neural"], NETWORKS["distilled"], NETWORKS["chance"], NETWORKS["dmc"]

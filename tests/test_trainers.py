@@ -383,7 +383,7 @@ def test_checkpoints_run_configs_and_match_json_record_the_version(tmp_path):
     assert run_match("random", "random", games=2, seed=0).summary()["smear_rl_version"] == smear_env.__version__
 
 
-@pytest.mark.parametrize("command", ["train.dmc", "train.ppo", "train.distill", "train.beliefs", "train.chances", "train.export",
+@pytest.mark.parametrize("command", ["train.dmc", "train.ppo", "train.distill", "train.beliefs", "train.chance_table", "train.export",
                                      "train.sweep", "train.exploit", "train.recipe", "apps.eval", "apps.play", "apps.records", "apps.web.app", "apps.exploit"])  # fmt: skip
 def test_every_command_reads_a_config_dataclass_and_its_help_lists_each_option_with_its_default(command, capsys):
     """One style for every command: ``--help`` naming every option, on tyro: a flag (or a positional argument)

@@ -77,7 +77,7 @@ class ActorSettings:
     rules: dict[str, Any]
     network: dict[str, Any]
     device: str
-    chances: str | None = None  # target chance: the table of win chances (train.chances)
+    chances: str | None = None  # target chance: the table of win chances (train.chance_table)
     learn_phases: tuple[str, ...] = PHASES  # the decisions a block keeps
     precision: str = "fp32"  # bf16: the network's matrix products in bfloat16 (autocast)
 

@@ -69,7 +69,7 @@ class Config(RunConfig):
     target: Literal["hand", "game", "chance"] = "hand"
     """return of a decision: hand (the team's score difference for the hand), game (+1/-1 outcome) or chance (the change the hand makes to the team's chance of winning the game, from the table ``chances``)"""
     chances: str | None = None
-    """target chance: a table of win chances by score and dealer (python -m train.chances --out FILE; chance: the shipped one)"""
+    """target chance: a table of win chances by score and dealer (python -m train.chance_table --out FILE; chance: the shipped one)"""
     num_actors: int = 1
     """actors stepping games while this process learns (0: this process steps them too)"""
     actor_device: str | None = None
@@ -141,7 +141,7 @@ class Config(RunConfig):
         if (self.target == "chance") != bool(self.chances):
             raise ValueError(
                 f"config target={self.target!r}, chances={self.chances!r}: target chance needs chances (a table from "
-                "python -m train.chances), and chances is for target chance only"
+                "python -m train.chance_table), and chances is for target chance only"
             )
         if self.backend == "ray" and self.num_actors < 1:
             raise ValueError(f"config num_actors={self.num_actors}: backend ray needs at least 1 actor")
@@ -290,6 +290,117 @@ def make_actors(config: Config, settings: ActorSettings, q: torch.nn.Module, see
     return InProcess(settings, q, seeds[0])
 
 
+class Learner:
+    """The learning side of a run, one round at a time: the Q-network, its optimizer and replay, the pool of its
+    past networks, and the counters a resumed run takes back (:meth:`state`)."""
+
+    def __init__(self, config: Config, run: Run, q: torch.nn.Module, rng: Any, taught: TeacherBatches | None) -> None:
+        self.config, self.run, self.q, self.rng, self.taught = config, run, q, rng, taught
+        self.anchor = copy.deepcopy(q).eval() if config.anchor_weight > 0 else None  # the start's values, frozen
+        self.optimizer = torch.optim.Adam(q.parameters(), lr=config.learning_rate)
+        self.updates, self.pool = 0, []
+        if run.resumed:
+            extra = run.resumed.extra
+            q.load_state_dict(run.resumed.model)
+            self.optimizer.load_state_dict(extra["optimizer"])
+            self.updates = extra["updates"]
+            self.pool = list(zip(extra["pool"], extra["pool_steps"], strict=True))
+            restore_rng_state(rng, extra["rng"])
+        device = next(q.parameters()).device
+        self.replay = Replay(config.buffer_size, device, config.seed + run.step)
+        self.shuffle = SuitShuffle(device) if config.augment_suits else None
+        if run.resumed and "replay_rng" in run.resumed.extra:
+            self.replay.generator.set_state(run.resumed.extra["replay_rng"])
+        if run.resumed and taught is not None and "teacher_rng" in run.resumed.extra:
+            taught.generator.set_state(run.resumed.extra["teacher_rng"])
+        # Sums of the round's losses, kept on the device (read once a round: no wait for the device per step).
+        self.sums = {name: torch.zeros((), device=device) for name in ("q_loss", "anchor_loss", "teacher_loss")}
+        self.counted = {name: 0 for name in self.sums}
+        self.published, self.added, self.sampled = self.updates, 0, 0
+        self.finished: list[float] = []
+        self.pull = 0.0  # the anchor's weight at the round's step
+
+    def state(self) -> dict:
+        """What a resumed run needs beside the network: the optimizer, the counters and every generator."""
+        taught_rng = {} if self.taught is None else {"teacher_rng": self.taught.generator.get_state()}
+        return dict(optimizer=self.optimizer.state_dict(), updates=self.updates, rng=rng_state(self.rng),
+                    replay_rng=self.replay.generator.get_state(), pool=[s for s, _ in self.pool],
+                    pool_steps=[t for _, t in self.pool], **taught_rng)  # fmt: skip
+
+    def target_updates(self, step: int) -> int:
+        """The gradient steps due by agent-step ``step``: ``updates_per_step`` a batched step of the games."""
+        return int((step // self.config.num_envs) * self.config.updates_per_step)
+
+    def collect(self, actors: Any) -> int:
+        """The actors' decisions with their returns into the replay (waiting for them only while the learner is
+        ahead or the replay still warms up); the agent-steps they made."""
+        learning = len(self.replay) >= self.config.warmup
+        steps, replaced = 0, actors.replaced
+        for block in actors.collect(wait=not learning or self.updates >= self.target_updates(self.run.step)):
+            self.replay.add(block.obs, block.actions, block.returns)  # the actors kept only the learn_phases
+            self.added += len(block.actions)
+            steps += block.steps
+            self.finished.extend(block.finished)
+        if actors.replaced > replaced:
+            self.run.say(f"an actor died: replaced ({actors.replaced} so far); training goes on")
+        return steps
+
+    def learn(self, actors: Any, steps: int) -> None:
+        """The gradient steps due after ``steps`` more agent-steps, the weights published to the actors every
+        ``publish_every`` of them (not while the start network plays: ``frozen_steps``)."""
+        config, run = self.config, self.run
+        target = self.target_updates(run.step + steps)
+        if len(self.replay) < config.warmup:
+            self.updates = target
+        self.pull = config.anchor_at(run.step)
+        for group in self.optimizer.param_groups:
+            group["lr"] = config.learning_rate_at(run.seconds())
+        frozen = run.step + steps < config.frozen_steps  # until then the start network plays (policy evaluation)
+        while self.updates < target:
+            batch = self.replay.sample(config.batch_size)
+            losses = gradient_step(
+                self.q, self.optimizer, batch, self.anchor, self.pull, self.taught, config, self.shuffle, self.replay.generator
+            )
+            self.updates += 1
+            self.sampled += config.batch_size
+            for name, value in losses.items():
+                self.sums[name] += value
+                self.counted[name] += 1
+            if not frozen and self.updates - self.published >= config.publish_every:
+                actors.publish(self.q)  # in place: the actors take it at their next block
+                self.published = self.updates
+
+    def scalars(self) -> dict[str, float]:
+        """The round's figures for the log and TensorBoard (the round's one wait for the device)."""
+        scalars = {"charts/replay_size": float(len(self.replay)), "charts/updates": float(self.updates)}
+        for name, total in self.sums.items():
+            if self.counted[name]:
+                scalars[f"losses/{name}"] = total.item() / self.counted[name]
+                total.zero_()
+                self.counted[name] = 0
+        scalars["charts/learning_rate"] = self.optimizer.param_groups[0]["lr"]
+        if "losses/anchor_loss" in scalars:
+            scalars["charts/anchor_weight"] = self.pull
+        if self.added:
+            scalars["charts/reuse"] = self.sampled / self.added  # samples drawn per decision taken in, since the start
+        if self.finished:
+            scalars["charts/episode_return_team0"] = float(np.mean(self.finished))
+            self.finished.clear()
+        return scalars
+
+    def keep(self, actors: Any, report: Callable[[dict[str, Any]], None] | None) -> None:
+        """What falls due: a past network into the pool (and to the actors), an evaluation, a checkpoint."""
+        config, run = self.config, self.run
+        if run.due("pool", config.pool_every):
+            self.pool.append(({k: v.detach().cpu().clone() for k, v in self.q.state_dict().items()}, run.step))
+            del self.pool[: -config.pool_size]
+            actors.remember(*self.pool[-1])
+        if run.due("eval", config.eval_every):
+            run.evaluate(self.q, report)
+        if run.checkpoint_due():
+            run.checkpoint(self.q, **self.state())
+
+
 def train(config: Config, start: Start | None = None, report: Callable[[dict[str, Any]], None] | None = None) -> Path:
     """Train a Q-network as the config says; returns the run folder. ``report`` gets each evaluation's result."""
     start = start or Start()
@@ -310,118 +421,39 @@ def train(config: Config, start: Start | None = None, report: Callable[[dict[str
     rng = seed_everything(config.seed)
 
     with Run(config, start, spec) as run:
-        # ---------------------------------------------------------------- network, optimizer, resume
+        # ---------------------------------------------------------------- the network and the learner (resumed)
         q = build_network(spec).to(device)
         if start_from is not None:
             q.load_state_dict(start_from.model)
-        anchor = copy.deepcopy(q).eval() if config.anchor_weight > 0 else None  # the start's values, frozen
-        optimizer = torch.optim.Adam(q.parameters(), lr=config.learning_rate)
-        updates, pool = 0, []
-        if run.resumed:
-            extra = run.resumed.extra
-            q.load_state_dict(run.resumed.model)
-            optimizer.load_state_dict(extra["optimizer"])
-            updates = extra["updates"]
-            pool = list(zip(extra["pool"], extra["pool_steps"], strict=True))
-            restore_rng_state(rng, extra["rng"])
+        learner = Learner(config, run, q, rng, taught)
 
         # ---------------------------------------------------------------- games: actor processes, or this process
         # A resumed run deals new games: their seeds follow the step reached.
-        settings = ActorSettings.of(config, spec)
         seeds = [
             int(np.random.SeedSequence([config.seed, run.step, i]).generate_state(1)[0]) for i in range(max(config.num_actors, 1))
         ]
-        actors = make_actors(config, settings, q, seeds)
+        actors = make_actors(config, ActorSettings.of(config, spec), q, seeds)
         if config.backend == "ray":
             places = actors.where()
             pids = ", ".join(str(place["pid"]) for place in places)
             run.say(f"{len(seeds)} Ray actor(s) on {len({place['node'] for place in places})} node(s) (process ids {pids})")
-        for state, step in pool:
+        for state, step in learner.pool:
             actors.remember(state, step)
-        replay = Replay(config.buffer_size, device, config.seed + run.step)
-        shuffle = SuitShuffle(device) if config.augment_suits else None
-        if run.resumed and "replay_rng" in run.resumed.extra:
-            replay.generator.set_state(run.resumed.extra["replay_rng"])
-        if run.resumed and taught is not None and "teacher_rng" in run.resumed.extra:
-            taught.generator.set_state(run.resumed.extra["teacher_rng"])
 
-        def state() -> dict:
-            """What a resumed run needs beside the network: the optimizer, the counters and every generator."""
-            taught_rng = {} if taught is None else {"teacher_rng": taught.generator.get_state()}
-            return dict(optimizer=optimizer.state_dict(), updates=updates, rng=rng_state(rng),
-                        replay_rng=replay.generator.get_state(), pool=[s for s, _ in pool],
-                        pool_steps=[t for _, t in pool], **taught_rng)  # fmt: skip
-
-        steps_at_start, started, finished = run.step, run.start_clock(), []
-        # Sums of the round's losses, kept on the device (read once a round: no wait for the device per step).
-        sums = {name: torch.zeros((), device=device) for name in ("q_loss", "anchor_loss", "teacher_loss")}
-        counted = {name: 0 for name in sums}
-        published, added, sampled = updates, 0, 0
+        # ---------------------------------------------------------------- the rounds: collect, learn, log, keep
+        steps_at_start, started = run.step, run.start_clock()
         try:
             while run.running():
-                # ---------------------------------------------------------------- decisions with their returns -> replay
-                learning = len(replay) >= config.warmup
-                target_updates = int((run.step // config.num_envs) * config.updates_per_step)
-                steps = 0
-                replaced = actors.replaced
-                for block in actors.collect(wait=not learning or updates >= target_updates):
-                    replay.add(block.obs, block.actions, block.returns)  # the actors kept only the learn_phases
-                    added += len(block.actions)
-                    steps += block.steps
-                    finished.extend(block.finished)
-                if actors.replaced > replaced:
-                    run.say(f"an actor died: replaced ({actors.replaced} so far); training goes on")
-
-                # ---------------------------------------------------------------- learn
-                target_updates = int(((run.step + steps) // config.num_envs) * config.updates_per_step)
-                if len(replay) < config.warmup:
-                    updates = target_updates
-                pull = config.anchor_at(run.step)
-                for group in optimizer.param_groups:
-                    group["lr"] = config.learning_rate_at(run.seconds())
-                frozen = run.step + steps < config.frozen_steps  # until then the start network plays (policy evaluation)
-                while updates < target_updates:
-                    batch = replay.sample(config.batch_size)
-                    losses = gradient_step(q, optimizer, batch, anchor, pull, taught, config, shuffle, replay.generator)
-                    updates += 1
-                    sampled += config.batch_size
-                    for name, value in losses.items():
-                        sums[name] += value
-                        counted[name] += 1
-                    if not frozen and updates - published >= config.publish_every:
-                        actors.publish(q)  # in place: the actors take it at their next block
-                        published = updates
-
-                # ---------------------------------------------------------------- logs, pool, eval, checkpoint
-                scalars = {"charts/replay_size": float(len(replay)), "charts/updates": float(updates)}
-                for name, total in sums.items():  # the round's one wait for the device
-                    if counted[name]:
-                        scalars[f"losses/{name}"] = total.item() / counted[name]
-                        total.zero_()
-                        counted[name] = 0
-                scalars["charts/learning_rate"] = optimizer.param_groups[0]["lr"]
-                if "losses/anchor_loss" in scalars:
-                    scalars["charts/anchor_weight"] = pull
-                if added:
-                    scalars["charts/reuse"] = sampled / added  # samples drawn per decision taken in, since the start
-                if finished:
-                    scalars["charts/episode_return_team0"] = float(np.mean(finished))
-                    finished.clear()
+                steps = learner.collect(actors)  # decisions with their returns -> replay
+                learner.learn(actors, steps)  # gradient steps; the weights published to the actors
                 speed = (run.step + steps - steps_at_start) / max(time.time() - started, 1e-9)
-                run.advance(steps, scalars, speed)
-                if run.due("pool", config.pool_every):
-                    pool.append(({k: v.detach().cpu().clone() for k, v in q.state_dict().items()}, run.step))
-                    del pool[: -config.pool_size]
-                    actors.remember(*pool[-1])
-                if run.due("eval", config.eval_every):
-                    run.evaluate(q, report)
-                if run.checkpoint_due():
-                    run.checkpoint(q, **state())
+                run.advance(steps, learner.scalars(), speed)  # the log line and TensorBoard
+                learner.keep(actors, report)  # the pool, an evaluation, a checkpoint, as they fall due
         finally:
             actors.close()
 
         speed = (run.step - steps_at_start) / max(time.time() - started, 1e-9)
-        run.finish(q, report, speed, **state())
+        run.finish(q, report, speed, **learner.state())
     return run.folder
 
 

@@ -10,7 +10,7 @@ plays what it made against ``final_opponents`` in the duplicate format:
 2. **exit**: expert iteration (``train.distill``): the network plays, a search over its own values
    (``exit_teacher``; the deals drawn uniformly: no shipped model of the hidden cards) labels a share of its
    decisions, and the network is fitted to the labels for the stage's last ``exit_fit_share``.
-3. **table**: the chances of winning the game from each score under the network's play (``train.chances``).
+3. **table**: the chances of winning the game from each score under the network's play (``train.chance_table``).
 4. **contracts**: DMC with the table's target (``target: chance``) on the bids, trumps and discards only,
    the network's own card play frozen (the config ``contracts`` names); its contracts are joined to the
    network's card play (a ``q_split`` network, ``train.export --contracts``).
@@ -56,8 +56,7 @@ from nets import NetworkSpec, build_network, load_checkpoint, save_checkpoint
 from smear_env import Rules, __version__
 from smear_env.files import atomic_write
 
-from . import chances as chance_table
-from . import distill, dmc
+from . import chance_table, distill, dmc
 from .config import Mix, Start, check_types, find_config, from_mapping, parse, strings_flag
 from .export import joined
 from .run import folder_for, seed_everything
