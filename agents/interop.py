@@ -27,9 +27,9 @@ from typing import Any
 import numpy as np
 
 from smear_env import Rules, SeatView, action_name, observe, sample_game, seat_view
+from smear_rl.extras import need
 
 from .base import Agent
-from .extras import need
 from .registry import load_agent
 
 

@@ -20,8 +20,9 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
+from smear_rl.extras import missing
+
 from .base import Agent
-from .extras import missing
 
 
 @dataclass(frozen=True)

@@ -17,8 +17,8 @@ from typing import NoReturn, TypeVar
 
 import tyro
 
-from agents.extras import missing
 from smear_env import __version__
+from smear_rl.extras import missing
 
 T = TypeVar("T")
 

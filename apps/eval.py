@@ -11,12 +11,12 @@ from typing import Annotated, Any, Literal
 from tyro.conf import FlagCreatePairsOff, Positional, arg
 
 from agents.arena import MatchResult, format_summary, league_ratings, plot_ratings, pool_matches, run_match, short_labels
-from agents.extras import MissingExtraError, need
-from agents.ray_cluster import need_ray
 from agents.registry import load_agent, spec_help, with_option
 from smear_env import Rules
 from smear_env.files import atomic_write
 from smear_env.records import write_records
+from smear_rl.cluster import need_ray
+from smear_rl.extras import MissingExtraError, need
 
 from .command import cli, command, refuse
 

@@ -17,12 +17,12 @@ from typing import Annotated, Any, Literal
 from tyro.conf import arg
 
 from agents import load_agent
-from agents.extras import MissingExtraError
 from smear_env import Game, Rules, action_name, observe, parse_action, seat_view
 from smear_env.actions import DISCARD_BASE, PLAY_BASE
 from smear_env.game import game_label, game_rng, run_entropy, team_of
 from smear_env.records import write_records
 from smear_env.render import after_move, announce, explain_hand, render_view
+from smear_rl.extras import MissingExtraError
 
 from .command import cli, command, refuse
 

@@ -1,4 +1,4 @@
-"""Layers import downward only: smear_env <- nets <- agents <- train <- apps (docs/architecture.md); no module
+"""Layers import downward only: smear_rl <- smear_env <- nets <- agents <- train <- apps (docs/architecture.md); no module
 imports one that imports it back (no circle); no library code imports a command (apps)."""
 
 from __future__ import annotations
@@ -11,17 +11,25 @@ import pytest
 ROOT = Path(__file__).parent.parent
 # What each layer may import from the project (its own package always).
 ALLOWED = {
-    "smear_env": set(),
-    "nets": {"smear_env"},
-    "agents": {"smear_env", "nets"},
-    "train": {"smear_env", "nets", "agents"},
-    "apps": {"smear_env", "nets", "agents", "train"},
+    "smear_rl": set(),  # what the floors share: the optional parts, the Ray cluster
+    "smear_env": {"smear_rl"},
+    "nets": {"smear_rl", "smear_env"},
+    "agents": {"smear_rl", "smear_env", "nets"},
+    "train": {"smear_rl", "smear_env", "nets", "agents"},
+    "apps": {"smear_rl", "smear_env", "nets", "agents", "train"},
 }
 # Packages a layer must not import at all (the rules know no framework); Ray only in modules named for it.
-FORBIDDEN = {"smear_env": {"torch", "ray"}, "nets": {"ray"}, "agents": {"ray"}, "train": {"ray"}, "apps": {"ray"}}
+FORBIDDEN = {
+    "smear_rl": {"torch", "ray"},
+    "smear_env": {"torch", "ray"},
+    "nets": {"ray"},
+    "agents": {"ray"},
+    "train": {"ray"},
+    "apps": {"ray"},
+}
 
 
-RAY_MODULES = {"ray_actors", "on_ray", "ray_cluster", "sweep"}  # the only modules that import Ray (it is optional)
+RAY_MODULES = {"ray_actors", "on_ray", "cluster", "sweep"}  # the only modules that import Ray (it is optional)
 FRAMEWORKS = {"pyspiel", "open_spiel", "rlcard"}
 ADAPTERS = {"openspiel_game", "rlcard_env", "interop"}  # the only modules that import OpenSpiel or RLCard (optional)
 
@@ -125,3 +133,16 @@ def test_a_checkpoint_of_the_first_release_still_loads(tmp_path):
     old = load_checkpoint(tmp_path / "old.pt")
     assert old.network == shipped.network and old.rules == shipped.rules
     assert load_agent(f"neural:{tmp_path / 'old.pt'}").network is not None
+
+
+@pytest.mark.parametrize(("old", "new"), [("agents.ray_cluster", "smear_rl.cluster"), ("smear_env.extras", "smear_rl.extras")])
+def test_a_moved_module_still_imports_by_its_old_name_with_a_warning(old, new):
+    """0.3.0's import paths work for one release: the same objects, and a DeprecationWarning naming the new one."""
+    import importlib
+    import sys
+
+    sys.modules.pop(old, None)
+    with pytest.warns(DeprecationWarning, match=new):
+        module = importlib.import_module(old)
+    moved = importlib.import_module(new)
+    assert module.__all__ and all(getattr(module, name) is getattr(moved, name) for name in module.__all__)

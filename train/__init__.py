@@ -1,11 +1,11 @@
 """Self-play trainers for smear-rl: Deep Monte-Carlo (``train.dmc``) and PPO (``train.ppo``), and the tools
 built on them. They need the ``train`` extra (PyTorch, TensorBoard, PyYAML): without it, importing this
-package raises :class:`agents.extras.MissingExtraError`, and ``python -m train.X`` says so in one line
+package raises :class:`smear_rl.extras.MissingExtraError`, and ``python -m train.X`` says so in one line
 (exit code 2)."""
 
 import sys
 
-from agents.extras import MissingExtraError, need
+from smear_rl.extras import MissingExtraError, need
 
 try:
     for _module in ("torch", "yaml", "tensorboard"):

@@ -37,11 +37,11 @@ import torch
 import torch.nn.functional as F  # noqa: N812 - the usual alias
 
 from agents.chances import Chances
-from agents.ray_cluster import need_ray
 from nets import NetworkSpec, SuitShuffle, build_network, load_checkpoint, resolve_device
 from nets.packed import PACKED, pack, unpack
 from nets.shipped import weights_path
 from smear_env import OBS_DIM
+from smear_rl.cluster import need_ray
 
 from .actors import ActorSettings, InProcess, LocalActors
 from .config import RunConfig, Sizes, Start, main_of

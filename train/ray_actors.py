@@ -21,8 +21,8 @@ import ray
 import torch
 from ray.exceptions import RayActorError
 
-from agents.ray_cluster import connect, disconnect
 from nets import NetworkSpec, build_network
+from smear_rl.cluster import connect, disconnect
 
 from .actors import ActorSettings, Block, SelfPlay
 

@@ -20,8 +20,8 @@ from typing import Annotated, Any
 import tyro
 import yaml
 
-from agents.ray_cluster import need_ray
 from smear_env.files import atomic_write
+from smear_rl.cluster import need_ray
 
 from . import dmc, ppo
 from .config import cli, find_config, from_mapping, to_mapping
@@ -110,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     from ray import tune
     from ray.tune.schedulers import ASHAScheduler
 
-    from agents.ray_cluster import connect, disconnect
+    from smear_rl.cluster import connect, disconnect
 
     out = Path(args.out or sweep.get("out", f"runs/sweeps/{path.stem}")).resolve()
     if out.exists():

@@ -9,8 +9,8 @@ from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 
 from smear_env import Rules
+from smear_rl.cluster import need_ray
 
-from ..ray_cluster import need_ray
 from ..registry import load_agent
 from .games import DealSetResult, play_chunk, play_deal_sets
 from .results import MatchResult

@@ -13,8 +13,8 @@ from collections.abc import Callable
 import ray
 
 from smear_env import Rules
+from smear_rl.cluster import connect, disconnect
 
-from ..ray_cluster import connect, disconnect
 from .games import DealSetResult, play_chunk
 
 

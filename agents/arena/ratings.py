@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..extras import need
+from smear_rl.extras import need
+
 from .results import MatchResult
 
 
