@@ -122,3 +122,21 @@ def test_the_shares_are_weights_and_each_stage_ends_at_its_point_of_the_clock():
 def test_a_missing_stage_config_is_named_before_anything_starts(tmp_path):
     assert main(["--runs-dir", str(tmp_path), "--selfplay", "nope", "--minutes", "1"]) == 2
     assert not any(Path(tmp_path).iterdir())
+
+
+def test_a_distillation_stage_that_labels_nothing_in_its_time_passes_its_network_on(tmp_path):
+    """On a machine too busy for a stage's share no position may be labelled: the stage keeps the network it
+    started from (the run goes on) instead of failing; a random start's sizes are the self-play config's."""
+    from nets import NetworkSpec, build_network, save_checkpoint
+    from smear_env import Rules
+    from train.config import Start
+    from train.recipe import Recipe
+
+    recipe = Recipe(Config(runs_dir=str(tmp_path), run_name="r", workers=1), Start())
+    recipe.folder.mkdir(parents=True)
+    assert recipe._hidden() == (512, 256, 256)  # dmc_recipe's, read without its time fields
+    start = tmp_path / "start.pt"
+    spec = NetworkSpec("q", (16,))
+    save_checkpoint(start, spec, Rules(), build_network(spec).state_dict())
+    made = recipe._distill("exit", recipe.clock() + 1.0, start, "heuristic", 0.5, 0.35)  # under a second to label
+    assert load_checkpoint(made).extra["unchanged"] and load_checkpoint(made).network == spec

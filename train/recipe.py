@@ -57,7 +57,7 @@ from smear_env import Rules, __version__
 from smear_env.files import atomic_write
 
 from . import chance_table, distill, dmc
-from .config import Mix, Start, check_types, find_config, from_mapping, parse, strings_flag
+from .config import Mix, Start, check_types, find_config, from_mapping, parse, parse_sizes, strings_flag
 from .export import joined
 from .run import folder_for, seed_everything
 
@@ -369,8 +369,10 @@ class Recipe:
         return self.config.deadlines()[stage] - self.config.share(stage) * self.config.minutes * 60
 
     def _hidden(self) -> tuple[int, ...]:
-        """The hidden sizes of the self-play stage's network (a random start's)."""
-        return tuple(from_mapping(dmc.Config, {**self._dmc_values("selfplay"), "rules": self.config.rules.to_dict()}).hidden)
+        """The hidden sizes of the self-play stage's network (a random start's): its config's, else DMC's default
+        (read alone: the config's time fields are the stage's, set when it runs)."""
+        values = self._dmc_values("selfplay")
+        return parse_sizes(values["hidden"], f"{self.config.selfplay} hidden") if "hidden" in values else dmc.Config.hidden
 
     def _dmc(self, stage: str, deadline: float, **settings: Any) -> Path:
         """A DMC stage until ``deadline`` on the run's clock (resumed from its checkpoint if it has one)."""
@@ -479,8 +481,14 @@ class Recipe:
                 ]  # fmt: skip
                 labelled = sum(f.result() for f in futures)
             self.say(f"{stage}: {labelled:,} positions labelled")
-        data = distill.load_positions([shards])
         start = load_checkpoint(net)
+        made = self.network(stage)
+        if not any(len(np.load(p)["phase"]) for p in shards.glob("*.npz")):
+            # A machine too slow (or too busy) for the stage's share: nothing to fit, the stage passes its network on.
+            self.say(f"{stage}: no positions labelled in its time; the stage keeps the network it started from")
+            save_checkpoint(made, start.network, start.rules, start.model, stage=stage, unchanged=True)
+            return made
+        data = distill.load_positions([shards])
         student = start.build("cpu")
         torch.set_num_threads(2)
         state_path = folder / "fit_state.pt"
@@ -491,7 +499,6 @@ class Recipe:
             data, student, fit_seconds, 0.05, config.distill_learning_rate, 1024, config.seed * 100 + STAGES.index(stage),
             state_path=state_path,
         )  # fmt: skip
-        made = self.network(stage)
         save_checkpoint(made, start.network, start.rules, student.state_dict(), stage=stage, distill=report)
         atomic_write(folder / "distill.json", lambda f: json.dump({**report, "teacher": teacher}, f, indent=2))
         for key in ("positions", "start_regret", "student_regret", "start_regret_play", "student_regret_play"):
