@@ -42,7 +42,11 @@ def test_the_recipe_makes_a_network_from_nothing_through_every_stage(tmp_path):
     folder = tmp_path / "r"
     state = json.loads((folder / "recipe.json").read_text())
     assert list(state["done"]) == list(STAGES)  # every stage ran, in order
-    assert state["resumes"] == 0 and 0.9 * 60 <= state["elapsed"] < 0.9 * 60 + 60  # the budget, and little past it
+    assert state["resumes"] == 0 and state["elapsed"] < 0.9 * 60 + 60  # little past the budget
+    # The whole budget is spent, unless a distillation stage had too little time to label on a busy machine and
+    # passed its network on (its checkpoint says so; the run then ends early).
+    unchanged = [s for s in ("exit", "suits") if load_checkpoint(folder / state["done"][s]).extra.get("unchanged")]
+    assert unchanged or state["elapsed"] >= 0.9 * 60, state["elapsed"]
     for stage in STAGES:
         assert (folder / state["done"][stage]).is_file()
     final = load_checkpoint(folder / "final.pt")
