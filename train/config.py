@@ -27,7 +27,6 @@ import yaml
 from tyro.constructors import PrimitiveConstructorSpec
 
 from smear_env import Rules, __version__
-from smear_rl.command import arguments, read, refuse
 
 SPECIAL_OPPONENTS = ("self", "pool")
 
@@ -257,6 +256,17 @@ class Start:
     suffix: bool = False
 
 
+def _strip_old_spellings(argv: list[str]) -> list[str]:
+    """0.2.0's trainers spelled the rule flags ``--rules.kitty-size``; they are still read, as ``--kitty-size``."""
+    return ["--" + a.removeprefix("--rules.") if a.startswith("--rules.") else a for a in argv]
+
+
+def refuse(prog: str, message: str) -> typing.NoReturn:
+    """A refused command line as argparse says it: one line naming what was wrong, exit status 2."""
+    print(f"usage: {prog} [-h] [OPTIONS]\n{prog}: error: {message}", file=sys.stderr)
+    raise SystemExit(2)
+
+
 def _defaults(cls: type[C], named: str | None, resume: str | None, prog: str) -> C:
     """The config whose values ``--help`` shows as defaults: a ``--config`` file's, then a resumed run's own."""
     values: dict[str, Any] = {}
@@ -294,20 +304,20 @@ def parse(cls: type[C], argv: list[str] | None, description: str, prog: str) -> 
     kept for the flags not given are a ``--config`` file's, then a resumed run's own config; those two
     options are looked up before tyro reads the rest, as the defaults it shows depend on them.
     """
-    args = arguments(argv)
+    args = _strip_old_spellings(sys.argv[1:] if argv is None else list(argv))
     first = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
     first.add_argument("--config")
     first.add_argument("--resume")
     known, _ = first.parse_known_args(args)
     defaults = _defaults(cls, known.config, known.resume, prog)
     description += "\n\nA --config file's values replace the defaults shown; the flags given replace both."
-    parsed = read(cls, args, description, prog, __version__, defaults, RUN_OPTIONS, known.config, known.resume)
+    parsed = _parse(cls, args, description, prog, defaults, RUN_OPTIONS, known.config, known.resume)
     if parsed.resume and (parsed.force or parsed.suffix):
         refuse(prog, "--resume continues a run; --force and --suffix start a new one: give one of them")
     return parsed.settings, Start(Path(parsed.resume) if parsed.resume else None, parsed.force, parsed.suffix)
 
 
-RUN_OPTIONS: tuple[tuple[str, Any, Any], ...] = (
+RUN_OPTIONS: list[tuple[str, Any, Any]] = [
     (
         "config",
         Annotated[
@@ -332,7 +342,7 @@ RUN_OPTIONS: tuple[tuple[str, Any, Any], ...] = (
         ],
         False,
     ),
-)
+]
 """A trainer's options besides its config's fields."""
 
 
@@ -340,8 +350,36 @@ T = TypeVar("T")
 
 
 def cli(cls: type[T], argv: list[str] | None, description: str, prog: str) -> T:
-    """A train tool's config from its flags (:mod:`smear_rl.command`: a flag per field, flat, ``--version``)."""
-    return read(cls, arguments(argv), description, prog, __version__).settings
+    """A command's config from its flags, by tyro: a flag per field of the dataclass ``cls`` with its
+    docstring and default, flat (``--kitty-size``), ``--version`` as every command has it; a value that does
+    not read or that the config refuses (a ``ValueError`` from its checks) is an error naming it, exit 2."""
+    args = _strip_old_spellings(sys.argv[1:] if argv is None else list(argv))
+    return _parse(cls, args, description, prog, None, []).settings
+
+
+def _parse(cls: type[T], args: list[str], description: str, prog: str, default: T | None, options: list, *values: Any) -> Any:
+    """tyro's reading of ``args`` into a ``cls`` (its fields flat, ``default`` its defaults) and ``options``
+    besides (given ``values`` as defaults): the result's ``settings`` and each option by name."""
+    if "--version" in args:
+        print(f"{prog} {__version__}")
+        raise SystemExit(0)
+    version = (
+        "version",
+        Annotated[bool, tyro.conf.FlagCreatePairsOff, tyro.conf.arg(help="print the kit's version and exit")],
+        False,
+    )
+    command = dataclasses.make_dataclass("Command", [("settings", Annotated[cls, tyro.conf.arg(name="")]), *options, version])
+    try:
+        return tyro.cli(
+            command,
+            args=args,
+            prog=prog,
+            description=description,
+            default=None if default is None else command(default, *values),
+            config=(tyro.conf.OmitArgPrefixes,),
+        )
+    except (ValueError, TypeError) as e:
+        refuse(prog, str(e))
 
 
 def main_of(cls: type[C], train: typing.Callable[[C, Start], Any], argv: list[str] | None, description: str, prog: str) -> int:
