@@ -6,7 +6,7 @@ versioned network spec and the rule settings it was trained under, not a trainer
 config, so an agent loads it without knowing how it was made.
 """
 
-from .checkpoint import FORMAT, Checkpoint, load_checkpoint, save_checkpoint
+from .checkpoint import FORMAT, Checkpoint, averaged, joined, load_checkpoint, save_checkpoint
 from .device import resolve_device
 from .networks import MeanNetwork, NetworkSpec, SuitMean, SuitShuffle, build_network, check_suits, masked_argmax, widen
 
@@ -16,9 +16,11 @@ __all__ = [
     "MeanNetwork",
     "SuitMean",
     "SuitShuffle",
+    "averaged",
     "check_suits",
     "NetworkSpec",
     "build_network",
+    "joined",
     "load_checkpoint",
     "masked_argmax",
     "resolve_device",

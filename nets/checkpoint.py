@@ -12,6 +12,11 @@ A checkpoint is a dict of tensors and plain Python values, written atomically, s
 A trainer adds its own keys (optimizer, step, RNG states, its config for ``--resume``);
 an agent reads only the first four. Checkpoints of the kit's first release (a trainer
 config with ``algo``, ``hidden`` and ``kitty_size``) are read as the same.
+
+Two operations make a checkpoint of others (``python -m train.tools.export`` writes them; the recipe and
+``smear-exploit`` use ``joined``): :func:`averaged`, every weight the mean of several networks' (a model
+soup), and :func:`joined`, one ``q_split`` network of one DMC network's contract decisions and another's
+card play.
 """
 
 from __future__ import annotations
@@ -104,3 +109,39 @@ def load_checkpoint(path: str | os.PathLike[str], device: torch.device | str = "
     except (KeyError, TypeError, ValueError) as e:
         raise ValueError(f"checkpoint {path}: a broken smear-rl checkpoint ({e})") from None
     raise ValueError(f"checkpoint {path}: not a smear-rl checkpoint (format {payload.get('format')!r}, expected {FORMAT!r})")
+
+
+def part(checkpoint: Checkpoint, name: str) -> dict:
+    """The weights of one body (``contracts`` or ``play``) of a ``q`` network (its only one) or a ``q_split`` one."""
+    prefix = "body." if checkpoint.network.kind == "q" else f"{name}."
+    return {k.removeprefix(prefix): v for k, v in checkpoint.model.items() if k.startswith(prefix)}
+
+
+def averaged(checkpoints: list[Checkpoint], paths: list[str]) -> Checkpoint:
+    """The first checkpoint with every weight the mean of all of theirs; a ValueError if they differ in kind,
+    sizes or rules."""
+    first = checkpoints[0]
+    for path, c in zip(paths[1:], checkpoints[1:], strict=True):
+        if c.network != first.network or c.rules != first.rules:
+            raise ValueError(
+                f"{path} ({c.network.kind} {c.network.hidden}, {c.rules}) and {paths[0]} ({first.network.kind} "
+                f"{first.network.hidden}, {first.rules}): --average needs the same kind, sizes and rules"
+            )
+    model = {k: sum((c.model[k].float() for c in checkpoints), torch.zeros(())) / len(checkpoints) for k in first.model}
+    return Checkpoint(first.network, first.rules, model, first.extra)
+
+
+def joined(play: Checkpoint, contracts: Checkpoint, play_path: str, contracts_path: str) -> Checkpoint:
+    """A ``q_split`` checkpoint: ``contracts``' contract decisions and ``play``'s card play; a ValueError if they differ."""
+    for path, c in ((play_path, play), (contracts_path, contracts)):
+        if c.network.kind not in ("q", "q_split"):
+            raise ValueError(f"{path}: a {c.network.kind!r} network; --contracts joins DMC networks (q or q_split)")
+    if play.network.hidden != contracts.network.hidden or play.rules != contracts.rules:
+        raise ValueError(
+            f"{play_path} ({play.network.hidden}, {play.rules}) and {contracts_path} ({contracts.network.hidden}, "
+            f"{contracts.rules}): --contracts needs the same hidden sizes and rules"
+        )
+    model = {f"contracts.{k}": v for k, v in part(contracts, "contracts").items()}
+    model.update({f"play.{k}": v for k, v in part(play, "play").items()})
+    spec = NetworkSpec("q_split", play.network.hidden)
+    return Checkpoint(spec, play.rules, model, play.extra)

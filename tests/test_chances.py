@@ -16,9 +16,10 @@ from nets import NetworkSpec, build_network, load_checkpoint, save_checkpoint
 from nets.shipped import BELIEFS, NETWORKS
 from smear_env import Game, Rules, SmearVectorEnv, observe, seat_view
 from smear_env.actions import bid_action
-from train import dmc, export
+from train import dmc
 from train.actors import ActorSettings, SelfPlay
 from train.chance_table import hand_outcomes, main, solve
+from train.tools import export
 
 CHANCE = NETWORKS["chance"]
 
@@ -120,7 +121,7 @@ def test_dmc_target_chance_returns_the_change_of_the_teams_chance(tmp_path):
 
 
 def test_a_split_network_answers_each_decision_with_its_own_part(tmp_path):
-    """train.export --contracts: the joined q_split network gives the contracts network's values at the bid,
+    """train.tools.export --contracts: the joined q_split network gives the contracts network's values at the bid,
     trump and discard decisions and the play network's at the card play; DMC trains it on as one (learning the
     contracts only, it leaves the card play's body as it was); a network
     of another kind or size is refused by name."""
@@ -176,7 +177,7 @@ def test_the_shipped_chance_network_plays_the_cards_as_distilled_does():
 
 
 def test_export_average_is_a_model_soup_of_networks_of_one_kind(tmp_path, capsys):
-    """train.export --average: every weight of the written network is the mean of the given networks'; the
+    """train.tools.export --average: every weight of the written network is the mean of the given networks'; the
     soup can be joined to contracts in the same command; a network of another kind or size is refused by name
     and nothing is written."""
     spec, rules = NetworkSpec("q", (16,)), Rules()
@@ -206,7 +207,7 @@ def test_export_average_is_a_model_soup_of_networks_of_one_kind(tmp_path, capsys
 
 
 def test_export_suits_records_how_the_network_is_played(tmp_path, capsys):
-    """train.export --suits K: the weights unchanged, ``suits`` in the checkpoint, which ``neural:OUT`` plays
+    """train.tools.export --suits K: the weights unchanged, ``suits`` in the checkpoint, which ``neural:OUT`` plays
     (a spec's suits= overrides it) and a later export keeps; a count outside 1 to 24 or a network that is not
     a Q-network is refused by name and nothing is written."""
     spec, rules = NetworkSpec("q", (16,)), Rules()
@@ -295,14 +296,3 @@ def test_r6_r7_bid_two_heard_counts_what_each_bidder_heard_from_its_partner():
             assert said in ("pass", "bid 2", "bid 3"), who
     bad = subprocess.run([sys.executable, str(script), "--heard", "-1"], capture_output=True, text=True)
     assert bad.returncode == 2 and "--heard -1" in bad.stderr
-
-
-def test_the_old_name_of_the_command_still_runs_it_with_a_warning():
-    """``train.chances`` was the command's name; the table is ``agents.chances``, the command ``train.chance_table``."""
-    import importlib
-    import sys
-
-    sys.modules.pop("train.chances", None)
-    with pytest.warns(DeprecationWarning, match="train.chance_table"):
-        old = importlib.import_module("train.chances")
-    assert old.main is main and old.solve is solve

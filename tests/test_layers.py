@@ -135,14 +135,39 @@ def test_a_checkpoint_of_the_first_release_still_loads(tmp_path):
     assert load_agent(f"neural:{tmp_path / 'old.pt'}").network is not None
 
 
-@pytest.mark.parametrize(("old", "new"), [("agents.ray_cluster", "smear_rl.cluster"), ("smear_env.extras", "smear_rl.extras")])
+MOVED = [
+    ("agents.ray_cluster", "smear_rl.cluster"),
+    ("smear_env.extras", "smear_rl.extras"),
+    ("train.chances", "train.chance_table"),
+    ("train.export", "train.tools.export"),
+    ("train.exploit", "train.tools.exploit"),
+    ("train.sweep", "train.tools.sweep"),
+]
+
+
+@pytest.mark.parametrize(("old", "new"), MOVED)
 def test_a_moved_module_still_imports_by_its_old_name_with_a_warning(old, new):
-    """0.3.0's import paths work for one release: the same objects, and a DeprecationWarning naming the new one."""
+    """0.3.0's import paths work for one release: the new module itself, and a DeprecationWarning naming it."""
     import importlib
     import sys
 
     sys.modules.pop(old, None)
     with pytest.warns(DeprecationWarning, match=new):
         module = importlib.import_module(old)
-    moved = importlib.import_module(new)
-    assert module.__all__ and all(getattr(module, name) is getattr(moved, name) for name in module.__all__)
+    assert module is importlib.import_module(new)
+
+
+def test_a_moved_command_still_runs_by_its_old_name_with_a_warning():
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "train.export", "--help"], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0 and "--contracts" in done.stdout, done.stderr
+    assert "now python -m train.tools.export" in done.stderr
+
+
+def test_the_trainers_import_no_tool():
+    """The tools (``train.tools``: exploit, export, sweep) are built on the trainers; no trainer imports one."""
+    for name, imported in module_graph().items():
+        if name.startswith("train") and not name.startswith("train.tools"):
+            assert not {m for m in imported if m.startswith("train.tools")}, f"{name} imports a tool: {sorted(imported)}"

@@ -152,7 +152,7 @@ def test_the_learner_dying_leaves_no_actors_on_the_cluster(cluster, tmp_path):
 
 
 def test_a_two_trial_sweep(cluster, tmp_path):
-    from train import sweep
+    from train.tools import sweep
 
     spec = tmp_path / "sweep.yaml"
     spec.write_text(
@@ -197,7 +197,7 @@ except ValueError as e:
     assert "needs the 'ray' extra" in str(e) and "smear-rl[ray]" in str(e), e
 else:
     raise AssertionError("backend ray without Ray did not say so")
-import contextlib, io, train.sweep
+import contextlib, io, train.tools.sweep
 from apps.eval import main as eval_main
 errors = io.StringIO()
 with contextlib.redirect_stderr(errors):
@@ -205,7 +205,7 @@ with contextlib.redirect_stderr(errors):
         eval_main(["random", "random", "--games", "2", "--backend", "ray"])
     except SystemExit as e:
         assert e.code == 2
-    assert train.sweep.main(["--config", "configs/sweep_dmc.yaml"]) == 2
+    assert train.tools.sweep.main(["--config", "configs/sweep_dmc.yaml"]) == 2
 assert errors.getvalue().count("needs the 'ray' extra") == 2 and "Traceback" not in errors.getvalue(), errors.getvalue()
 assert "ray" not in sys.modules
 print("local path OK without ray")

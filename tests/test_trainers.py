@@ -83,7 +83,7 @@ def test_trainer_runs_is_killed_resumes_and_plays(tmp_path, algo):
     second = torch.load(checkpoint, weights_only=True)
     assert second["global_step"] >= target
 
-    from train import export
+    from train.tools import export
 
     slim = tmp_path / "slim.pt"
     assert export.main([str(checkpoint), str(slim)]) == 0
@@ -383,8 +383,8 @@ def test_checkpoints_run_configs_and_match_json_record_the_version(tmp_path):
     assert run_match("random", "random", games=2, seed=0).summary()["smear_rl_version"] == smear_env.__version__
 
 
-@pytest.mark.parametrize("command", ["train.dmc", "train.ppo", "train.distill", "train.beliefs", "train.chance_table", "train.export",
-                                     "train.sweep", "train.exploit", "train.recipe", "apps.eval", "apps.play", "apps.records", "apps.web.app", "apps.exploit"])  # fmt: skip
+@pytest.mark.parametrize("command", ["train.dmc", "train.ppo", "train.distill", "train.beliefs", "train.chance_table", "train.tools.export",
+                                     "train.tools.sweep", "train.tools.exploit", "train.recipe", "apps.eval", "apps.play", "apps.records", "apps.web.app", "apps.exploit"])  # fmt: skip
 def test_every_command_reads_a_config_dataclass_and_its_help_lists_each_option_with_its_default(command, capsys):
     """One style for every command: ``--help`` naming every option, on tyro: a flag (or a positional argument)
     for every field of the command's config dataclass (flat: the rule settings as ``--kitty-size``)."""
@@ -396,7 +396,7 @@ def test_every_command_reads_a_config_dataclass_and_its_help_lists_each_option_w
     text = capsys.readouterr().out
     assert done.value.code == 0 and text.startswith("usage: ") and "--version" in text
     config = getattr(module, "Config", None)
-    if command != "apps.exploit":  # train.exploit's, under its own name
+    if command != "apps.exploit":  # train.tools.exploit's, under its own name
         assert config is not None, f"{command}: a config dataclass, not hand-written argparse"
         flat = " ".join(text.replace("\u2502", " ").split())
         for f in dataclasses.fields(config):
