@@ -50,7 +50,7 @@ web: $(STAMP)
 wheel: $(STAMP)
 	$(PY) -m build --outdir dist .
 
-## Type checks of every package: smear_env/, nets/, agents/, train/, apps/ (mypy, settings in pyproject.toml).
+## Type checks of every package: smear_env/, smear_nets/, agents/, train/, smear_apps/ (mypy, settings in pyproject.toml).
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy
 

@@ -11,7 +11,7 @@ NETWORKS = (
     "chance",
     "dmc",
     "v0.3.0",
-)  # nets.shipped.NETWORKS's names, spelled out: importing nets imports torch
+)  # smear_nets.shipped.NETWORKS's names, spelled out: importing smear_nets imports torch
 register("random", "agents.random_agent:RandomAgent", summary="uniform over the legal actions")
 register("heuristic", "agents.heuristic:HeuristicAgent", summary="the rule-based player of agents/heuristic.py")
 register(

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
-from nets.shipped import CHANCES
 from smear_env import SmearVectorEnv
+from smear_nets.shipped import CHANCES
 
 FORMAT = "smear-chances/1"
 

@@ -1,14 +1,14 @@
-"""The network agent: a policy trained by ``train.dmc`` or ``train.ppo``, played from a checkpoint (``nets`` format).
+"""The network agent: a policy trained by ``train.dmc`` or ``train.ppo``, played from a checkpoint (``smear_nets`` format).
 
 One agent, its weights named by its spec: ``neural`` plays the shipped network (``chance``'s, taught its
 own values averaged over the orders of the suits; docs/research), ``neural:NAME`` any other shipped
-network by its name (``neural:distilled``, ``neural:chance``, ``neural:dmc``: ``nets.shipped``),
+network by its name (``neural:distilled``, ``neural:chance``, ``neural:dmc``: ``smear_nets.shipped``),
 ``neural:PATH`` a checkpoint, ``neural:A+B+...`` the mean of several Q-networks' values (an output
 ensemble; each a path or a shipped name, ``neural:chance+runs/x/checkpoint.pt``). The names 0.2.0 gave
 the shipped networks as agents of their own (``dmc``, ``distilled``, ``chance``) still work for this
 release, with a warning that names the new spelling (``agents.RENAMED``). Options ``device=``
 (``auto``, ``cpu``, ``cuda``, ``cuda:N``), ``any_rules=true`` (play under rule settings
-the network was not trained for) and ``suits=K`` (the values averaged over K orders of the suits, ``nets.SuitMean``,
+the network was not trained for) and ``suits=K`` (the values averaged over K orders of the suits, ``smear_nets.SuitMean``,
 1 to 24; by default the checkpoint's own ``suits``, else 1: the network alone). Decisions are batched: ``act_batch`` sends a whole batch
 to the device in one transfer, which is what keeps a GPU busy.
 """
@@ -20,9 +20,9 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from nets import MeanNetwork, SuitMean, check_suits, load_checkpoint, masked_argmax, resolve_device
-from nets.shipped import NETWORKS, shipped_name, weights_path
 from smear_env import Rules, SeatView
+from smear_nets import MeanNetwork, SuitMean, check_suits, load_checkpoint, masked_argmax, resolve_device
+from smear_nets.shipped import NETWORKS, shipped_name, weights_path
 
 from .base import Agent
 

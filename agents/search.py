@@ -31,7 +31,7 @@ What each preset wins is measured in docs/results.md ("Search"), not here.
   network's: against many-deal rollouts its bids lose next to nothing, and the rollouts' own noise
   costs more than that (the figure: docs/research, 2026-12-01, "Search over learned models").
 * **Card play**: for each decision, ``samples`` deals are drawn from the model of the hidden
-  cards (``nets`` kind ``beliefs``: for each unseen card, where it lies given everything the
+  cards (``smear_nets`` kind ``beliefs``: for each unseen card, where it lies given everything the
   seat saw, the bids included), still exactly consistent with the view
   (``smear_env.DealSampler`` with weights); each is solved exactly by the double-dummy solver.
   A card's search value is its mean over the deals (the hand's score change, the acting team's
@@ -64,9 +64,9 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from nets import load_checkpoint, resolve_device
-from nets.shipped import BELIEFS
 from smear_env import DealSampler, Phase, SeatView
+from smear_nets import load_checkpoint, resolve_device
+from smear_nets.shipped import BELIEFS
 
 from .chances import Chances
 from .neural import NeuralAgent

@@ -1,3 +1,7 @@
-"""The applications: the commands a person runs (``smear-records``, ``smear-eval``, ``smear-play``) and the
-browser table (``smear-web``). The room above the library: each imports what it needs from ``smear_env``,
-``nets``, ``agents`` and ``train``, and nothing imports it."""
+"""``apps`` is :mod:`smear_apps` (``apps`` is a name other projects give their own package): this name and every
+module under it (``apps.eval``, ``apps.web.app``) still import, as the new modules themselves, with a warning, for
+one release. The commands (``smear-eval``, ``smear-web``, ...) run ``smear_apps``."""
+
+from smear_rl.moved import moved_package
+
+moved_package("apps", "smear_apps")

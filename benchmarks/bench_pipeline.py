@@ -37,8 +37,8 @@ import numpy as np
 import torch
 import yaml
 
-from nets import NetworkSpec, SuitShuffle, build_network
 from smear_env import OBS_DIM, SmearVectorEnv
+from smear_nets import NetworkSpec, SuitShuffle, build_network
 from train import dmc
 from train.actors import ActorSettings, Block, Handoff, LocalActors, SelfPlay, Slots
 from train.config import from_mapping

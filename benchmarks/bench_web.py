@@ -87,7 +87,7 @@ def start_server(source: Path | None, *flags: str) -> tuple[subprocess.Popen, st
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     root = str((source or Path(__file__).parent.parent).resolve())
-    code = f"import sys; sys.path.insert(0, {root!r}); from apps.web.app import main; sys.exit(main())"
+    code = f"import sys; sys.path.insert(0, {root!r}); from smear_apps.web.app import main; sys.exit(main())"
     command = [sys.executable, "-c", code, "--port", str(port), *flags]
     server = subprocess.Popen(command, stderr=subprocess.DEVNULL, env={**os.environ, "PYTHONUNBUFFERED": "1"}, cwd=root)
     url = f"http://127.0.0.1:{port}"

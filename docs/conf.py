@@ -46,7 +46,7 @@ napoleon_numpy_docstring = False
 # Strict (-n): a reference to a name of the kit must resolve. Names of other libraries (numpy,
 # torch, gymnasium, the standard library) have no inventory offline, so they are not checked.
 nitpick_ignore_regex = [
-    ("py:.*", r"^(?!(smear_env|agents|nets|train)\b).*"),
+    ("py:.*", r"^(?!(smear_env|agents|smear_nets|train)\b).*"),
     ("py:class", r"train\.config\.[CT]"),
 ]  # type variables
 

@@ -46,9 +46,9 @@ from agents.chances import Chances
 from agents.neural import NeuralAgent
 from agents.rollouts import Rollouts
 from agents.search import SearchAgent
-from nets.shipped import weights_path
 from smear_env import Phase, SmearVectorEnv, seat_view
 from smear_env.actions import PASS, bid_action
+from smear_nets.shipped import weights_path
 
 PLACES = ("first", "second", "third", "dealer")
 BIDS = {PASS: "pass", bid_action(2): "bid 2", bid_action(3): "bid 3", bid_action(4): "bid 4"}

@@ -29,8 +29,8 @@ from agents.chances import Chances
 from agents.neural import NeuralAgent
 from agents.rollouts import CONTRACT_PHASES, Rollouts
 from agents.search import SearchAgent
-from nets.shipped import NETWORKS
 from smear_env import Phase, SmearVectorEnv, seat_view
+from smear_nets.shipped import NETWORKS
 
 PHASES = {p.name.lower(): p for p in (*CONTRACT_PHASES, Phase.PLAY)}
 

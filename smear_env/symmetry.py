@@ -3,7 +3,7 @@ deal that plays the same way, card for card. :data:`OBS_INDEX` and :data:`ACTION
 that relabelling to the observation vector and the action table, for the 24 orders of the suits
 (:data:`SUIT_PERMUTATIONS`): with ``p`` a row, ``obs[..., OBS_INDEX[p]]`` is the observation of
 the relabelled game and ``values[..., ACTION_INDEX[p]]`` the values of its actions.
-``nets.SuitMean`` averages a network's values over several orders (``neural:PATH,suits=K``).
+``smear_nets.SuitMean`` averages a network's values over several orders (``neural:PATH,suits=K``).
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ extra and the pip command, never a traceback.
 plot), ``ray`` (clusters), ``sb3`` (the Stable-Baselines3 example), ``openspiel`` and ``rlcard`` (the game in
 those frameworks). :func:`need` checks for a module
 without importing it; :func:`missing` turns an import that failed into the same message (a command runs its
-body inside ``apps.command.command``, which prints that message and exits with code 2). They sit on the
+body inside ``smear_apps.command.command``, which prints that message and exits with code 2). They sit on the
 lowest floor that needs them (``smear_rl``, under the rules): the Ray cluster, the agents of the extras and
 the commands check here.
 """

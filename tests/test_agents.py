@@ -9,7 +9,7 @@ import pytest
 
 from agents import Agent, load_agent, registered
 from agents.arena import fit_elo, pool_matches, run_match
-from apps.eval import main as eval_main
+from smear_apps.eval import main as eval_main
 from smear_env import Game, Rules, check_records, observe, seat_view
 
 

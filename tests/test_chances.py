@@ -12,10 +12,10 @@ import torch
 
 from agents import load_agent
 from agents.chances import Chances
-from nets import NetworkSpec, build_network, load_checkpoint, save_checkpoint
-from nets.shipped import BELIEFS, NETWORKS
 from smear_env import Game, Rules, SmearVectorEnv, observe, seat_view
 from smear_env.actions import bid_action
+from smear_nets import NetworkSpec, build_network, load_checkpoint, save_checkpoint
+from smear_nets.shipped import BELIEFS, NETWORKS
 from train import dmc
 from train.actors import ActorSettings, SelfPlay
 from train.chance_table import hand_outcomes, main, solve

@@ -7,8 +7,8 @@ import pytest
 import torch
 
 from agents import load_agent
-from apps.eval import main as eval_main
-from nets import resolve_device
+from smear_apps.eval import main as eval_main
+from smear_nets import resolve_device
 from train import dmc, ppo
 
 NO_CUDA = not torch.cuda.is_available()

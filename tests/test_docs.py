@@ -59,7 +59,7 @@ def test_every_rule_id_named_in_the_code_is_in_docs_rules():
 
     rules_doc = (ROOT / "docs" / "rules.md").read_text()
     named: dict[str, str] = {}
-    for folder in ("smear_env", "nets", "agents", "train"):
+    for folder in ("smear_env", "smear_nets", "agents", "train"):
         for path in sorted((ROOT / folder).rglob("*.py")):
             for rule in re.findall(RULE_ID, path.read_text()):
                 named.setdefault(rule, str(path.relative_to(ROOT)))
@@ -91,17 +91,17 @@ def public_api() -> dict[str, object]:
     import inspect
 
     import agents
-    import nets
+    import smear_nets
 
     names: dict[str, object] = {}
-    for package in (smear_env, agents, nets):
+    for package in (smear_env, agents, smear_nets):
         for name in package.__all__:
             names[f"{package.__name__}.{name}"] = getattr(package, name)
     for module_name, members in {
         "agents.arena": None,
-        "apps.web.app": None,
-        "apps.web.tables": None,
-        "apps.web.replay": None,
+        "smear_apps.web.app": None,
+        "smear_apps.web.tables": None,
+        "smear_apps.web.replay": None,
         "smear_env.single_agent": ["SmearSingleAgentEnv"],
         "train.config": ["RunConfig", "Start", "find_config", "builtin_configs"],
         "train.dmc": ["Config", "train"],
@@ -202,7 +202,11 @@ def test_the_architecture_page_names_only_paths_that_exist_and_settings_where_th
     import re
 
     text = (ROOT / "docs" / "architecture.md").read_text()
-    paths = set(re.findall(r"`((?:smear_env|nets|agents|train|apps|tests|benchmarks|experiments|configs|docs)/[\w./-]*)`", text))
+    paths = set(
+        re.findall(
+            r"`((?:smear_env|smear_nets|agents|train|smear_apps|tests|benchmarks|experiments|configs|docs)/[\w./-]*)`", text
+        )
+    )
     assert len(paths) > 20
     for path in sorted(paths):
         assert (ROOT / path.rstrip("/")).exists() or any(ROOT.glob(path)), (

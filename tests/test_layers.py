@@ -1,5 +1,5 @@
-"""Layers import downward only: smear_rl <- smear_env <- nets <- agents <- train <- apps (docs/architecture.md); no module
-imports one that imports it back (no circle); no library code imports a command (apps)."""
+"""Layers import downward only: smear_rl <- smear_env <- smear_nets <- agents <- train <- smear_apps (docs/architecture.md); no module
+imports one that imports it back (no circle); no library code imports a command (smear_apps)."""
 
 from __future__ import annotations
 
@@ -13,19 +13,19 @@ ROOT = Path(__file__).parent.parent
 ALLOWED = {
     "smear_rl": set(),  # what the floors share: the optional parts, the Ray cluster
     "smear_env": {"smear_rl"},
-    "nets": {"smear_rl", "smear_env"},
-    "agents": {"smear_rl", "smear_env", "nets"},
-    "train": {"smear_rl", "smear_env", "nets", "agents"},
-    "apps": {"smear_rl", "smear_env", "nets", "agents", "train"},
+    "smear_nets": {"smear_rl", "smear_env"},
+    "agents": {"smear_rl", "smear_env", "smear_nets"},
+    "train": {"smear_rl", "smear_env", "smear_nets", "agents"},
+    "smear_apps": {"smear_rl", "smear_env", "smear_nets", "agents", "train"},
 }
 # Packages a layer must not import at all (the rules know no framework); Ray only in modules named for it.
 FORBIDDEN = {
     "smear_rl": {"torch", "ray"},
     "smear_env": {"torch", "ray"},
-    "nets": {"ray"},
+    "smear_nets": {"ray"},
     "agents": {"ray"},
     "train": {"ray"},
-    "apps": {"ray"},
+    "smear_apps": {"ray"},
 }
 
 
@@ -60,12 +60,12 @@ def test_importing_the_kit_imports_neither_openspiel_nor_rlcard():
     import subprocess
     import sys
 
-    code = "import sys, smear_env, agents, nets; print(sorted(m for m in ('pyspiel', 'rlcard') if m in sys.modules))"
+    code = "import sys, smear_env, agents, smear_nets; print(sorted(m for m in ('pyspiel', 'rlcard') if m in sys.modules))"
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "[]"
 
 
 def test_nothing_imports_train():
-    for folder in ("smear_env", "nets", "agents", "examples", "benchmarks"):
+    for folder in ("smear_env", "smear_nets", "agents", "examples", "benchmarks"):
         for path in sorted((ROOT / folder).rglob("*.py")):
             assert "train" not in imports_of(path) or folder == "benchmarks", path
 
@@ -117,17 +117,17 @@ def test_no_module_imports_one_that_imports_it_back():
 def test_no_library_code_imports_a_command():
     graph = module_graph()
     for name, imported in graph.items():
-        if not name.startswith("apps"):
-            assert not {m for m in imported if m.startswith("apps")}, f"{name} imports a command: {sorted(imported)}"
+        if not name.startswith("smear_apps"):
+            assert not {m for m in imported if m.startswith("smear_apps")}, f"{name} imports a command: {sorted(imported)}"
 
 
 def test_a_checkpoint_of_the_first_release_still_loads(tmp_path):
     import torch
 
     from agents import load_agent
-    from nets import load_checkpoint
+    from smear_nets import load_checkpoint
 
-    shipped = load_checkpoint(ROOT / "nets" / "weights" / "dmc.pt")  # 0.1.0's neural
+    shipped = load_checkpoint(ROOT / "smear_nets" / "weights" / "dmc.pt")  # 0.1.0's neural
     legacy = {"model": shipped.model, "config": {"algo": "dmc", "hidden": "256,256", "kitty_size": 3}, "global_step": 1}
     torch.save(legacy, tmp_path / "old.pt")
     old = load_checkpoint(tmp_path / "old.pt")
@@ -142,6 +142,10 @@ MOVED = [
     ("train.export", "train.tools.export"),
     ("train.exploit", "train.tools.exploit"),
     ("train.sweep", "train.tools.sweep"),
+    ("nets", "smear_nets"),
+    ("nets.shipped", "smear_nets.shipped"),
+    ("apps", "smear_apps"),
+    ("apps.web.app", "smear_apps.web.app"),
 ]
 
 
@@ -151,8 +155,11 @@ def test_a_moved_module_still_imports_by_its_old_name_with_a_warning(old, new):
     import importlib
     import sys
 
-    sys.modules.pop(old, None)
-    with pytest.warns(DeprecationWarning, match=new):
+    parts = old.split(".")
+    for name in (".".join(parts[:i]) for i in range(1, len(parts) + 1)):  # the old names imported before: aliases
+        if name in sys.modules and sys.modules[name].__name__ != name:
+            del sys.modules[name]
+    with pytest.warns(DeprecationWarning, match=new.partition(".")[0]):
         module = importlib.import_module(old)
     assert module is importlib.import_module(new)
 

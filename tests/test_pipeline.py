@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 import torch
 
-from nets import NetworkSpec, build_network, resolve_device
-from nets.packed import PACKED, pack, unpack
 from smear_env import Game, Rules, SmearVectorEnv, observe
+from smear_nets import NetworkSpec, build_network, resolve_device
+from smear_nets.packed import PACKED, pack, unpack
 from train import dmc
 from train.actors import ActorSettings, LocalActors, SelfPlay
 

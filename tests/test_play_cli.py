@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from apps.play import HELP, explain_hand
+from smear_apps.play import HELP, explain_hand
 from smear_env import ALL_CARDS, Rules, read_records
 from smear_env.records import play_random_games
 
@@ -64,7 +64,7 @@ class Terminal:
 
 
 def test_play_a_hand_in_a_pseudo_terminal():
-    term = Terminal([sys.executable, "-m", "apps.play", "--seed", "3", "--partner", "random", "--opponents", "random"])
+    term = Terminal([sys.executable, "-m", "smear_apps.play", "--seed", "3", "--partner", "random", "--opponents", "random"])
     try:
         term.read_until(r"Your move> $")
         term.send("bid 7")  # not a legal move: answered, and asked again
@@ -114,7 +114,7 @@ END = r"(Your move> \Z|You win!|You lose\.|stopped after)"
 def play_to_the_end(tmp_path: Path, seed: int, seat: int, flags: list[str]) -> tuple[str, list[dict]]:
     """A whole game in smear-play, the person taking the first legal move (a discard typed as a bare card name)."""
     records = tmp_path / f"game{seed}.jsonl"
-    argv = [sys.executable, "-m", "apps.play", "--seed", str(seed), "--seat", str(seat), "--records", str(records), *flags]
+    argv = [sys.executable, "-m", "smear_apps.play", "--seed", str(seed), "--seat", str(seat), "--records", str(records), *flags]
     term = Terminal(argv)
     try:
         since = 0
@@ -195,7 +195,7 @@ def test_high_low_described_as_the_rules_define_them():
 
 
 def test_ctrl_c_leaves_cleanly():
-    term = Terminal([sys.executable, "-m", "apps.play", "--seed", "1"])
+    term = Terminal([sys.executable, "-m", "smear_apps.play", "--seed", "1"])
     try:
         term.read_until(r"Your move> $")
         os.kill(term.process.pid, signal.SIGINT)  # what Ctrl-C sends

@@ -77,8 +77,8 @@ def test_dmc_actors_on_two_nodes_learn(cluster, tmp_path):
     ordinary game; here a win has to be bid and made."""
     import torch
 
-    from nets import NetworkSpec, build_network
     from smear_env import Rules
+    from smear_nets import NetworkSpec, build_network
     from train import dmc
     from train.run import evaluate
 
@@ -185,7 +185,7 @@ class NoRay(importlib.abc.MetaPathFinder):
         if name == "ray" or name.startswith("ray."):
             raise ImportError("No module named 'ray' (blocked: the local path must not need it)")
 sys.meta_path.insert(0, NoRay())
-import smear_env, nets, agents, train.dmc, train.ppo, apps.eval
+import smear_env, smear_nets, agents, train.dmc, train.ppo, smear_apps.eval
 from agents.arena import run_match
 from train import dmc
 assert run_match("heuristic", "random", 4).games == 4
@@ -198,7 +198,7 @@ except ValueError as e:
 else:
     raise AssertionError("backend ray without Ray did not say so")
 import contextlib, io, train.tools.sweep
-from apps.eval import main as eval_main
+from smear_apps.eval import main as eval_main
 errors = io.StringIO()
 with contextlib.redirect_stderr(errors):
     try:

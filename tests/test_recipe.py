@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from nets import load_checkpoint
+from smear_nets import load_checkpoint
 from train.recipe import STAGES, Config, main
 
 pytestmark = pytest.mark.xdist_group("recipe")
@@ -131,8 +131,8 @@ def test_a_missing_stage_config_is_named_before_anything_starts(tmp_path):
 def test_a_distillation_stage_that_labels_nothing_in_its_time_passes_its_network_on(tmp_path):
     """On a machine too busy for a stage's share no position may be labelled: the stage keeps the network it
     started from (the run goes on) instead of failing; a random start's sizes are the self-play config's."""
-    from nets import NetworkSpec, build_network, save_checkpoint
     from smear_env import Rules
+    from smear_nets import NetworkSpec, build_network, save_checkpoint
     from train.config import Start
     from train.recipe import Recipe
 

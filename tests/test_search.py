@@ -18,14 +18,14 @@ from agents.chances import Chances
 from agents.neural import NeuralAgent
 from agents.rollouts import CONTRACT_PHASES, Rollouts, TrueDeal, deal_of
 from agents.search import SearchAgent
-from nets import NetworkSpec, build_network, load_checkpoint, widen
-from nets.device import resolve_device
-from nets.shipped import CHANCES as SHIPPED_CHANCES
-from nets.shipped import NETWORKS
 from smear_env import NUM_ACTIONS, OBS_DIM, DealSampler, Game, Phase, Rules, SmearVectorEnv, observe, seat_view
 from smear_env.actions import DISCARD_BASE, PLAY_BASE
 from smear_env.cards import card_str
 from smear_env.observer import OFFSETS
+from smear_nets import NetworkSpec, build_network, load_checkpoint, widen
+from smear_nets.device import resolve_device
+from smear_nets.shipped import CHANCES as SHIPPED_CHANCES
+from smear_nets.shipped import NETWORKS
 from train import beliefs, distill, dmc
 from train.chance_table import solve
 from train.teacher import OracleTeacher, load_oracle, load_positions, teacher_loss

@@ -17,8 +17,8 @@ import yaml
 
 from agents import load_agent
 from agents.neural import NeuralAgent
-from nets.shipped import BELIEFS as SHIPPED_BELIEFS
 from smear_env import Game, Rules, observe, seat_view
+from smear_nets.shipped import BELIEFS as SHIPPED_BELIEFS
 from train import actors, dmc, ppo
 from train.config import Start
 
@@ -154,12 +154,12 @@ def test_an_ensemble_plays_the_mean_of_its_networks_values():
 
 
 def test_r1_a_suit_mean_values_a_position_as_it_values_the_position_relabelled():
-    """``suits=K`` (nets.SuitMean): the network's values of the position seen under K orders of the suits,
+    """``suits=K`` (smear_nets.SuitMean): the network's values of the position seen under K orders of the suits,
     each mapped back to the position's own actions and averaged. Over all 24 orders a relabelled position
     gets its relabelled values exactly (R1: no rule names a suit); ``suits=1`` is the network alone (the
     default, unless the checkpoint says otherwise: test_export_suits_records_how_the_network_is_played)."""
-    from nets import SuitMean
     from smear_env.symmetry import ACTION_INDEX, OBS_INDEX
+    from smear_nets import SuitMean
 
     chance = load_agent("neural:chance")
     network = chance.network
@@ -288,7 +288,7 @@ def test_resume_continues_the_curves_and_the_schedule(tmp_path):
 
 def test_any_agent_can_be_the_only_opponent(tmp_path):
     """A mix of one fixed agent: what a best response trains against (here a network, by its spec)."""
-    shipped = Path(__file__).parent.parent / "nets" / "weights" / "neural.pt"
+    shipped = Path(__file__).parent.parent / "smear_nets" / "weights" / "neural.pt"
     folder = dmc.train(tiny_dmc(tmp_path, opponents={f"neural:{shipped}": 1.0}, total_steps=1_000, hidden=(256, 256)))
     assert (folder / "checkpoint.pt").is_file()
 
@@ -324,7 +324,7 @@ def test_every_shipped_config_file_makes_a_valid_config(path):
     config = from_mapping(trainer.Config, values)
     config.validate()
     if getattr(config, "init", None):
-        from nets.shipped import weights_path
+        from smear_nets.shipped import weights_path
 
         assert weights_path(config.init).is_file()
 
@@ -370,7 +370,7 @@ def test_checkpoints_run_configs_and_match_json_record_the_version(tmp_path):
 
     import smear_env
     from agents.arena import run_match
-    from nets import NetworkSpec, build_network, load_checkpoint, save_checkpoint
+    from smear_nets import NetworkSpec, build_network, load_checkpoint, save_checkpoint
     from train.config import from_mapping, to_mapping
 
     spec = NetworkSpec("q", (8,))
@@ -384,7 +384,7 @@ def test_checkpoints_run_configs_and_match_json_record_the_version(tmp_path):
 
 
 @pytest.mark.parametrize("command", ["train.dmc", "train.ppo", "train.distill", "train.beliefs", "train.chance_table", "train.tools.export",
-                                     "train.tools.sweep", "train.tools.exploit", "train.recipe", "apps.eval", "apps.play", "apps.records", "apps.web.app", "apps.exploit"])  # fmt: skip
+                                     "train.tools.sweep", "train.tools.exploit", "train.recipe", "smear_apps.eval", "smear_apps.play", "smear_apps.records", "smear_apps.web.app", "smear_apps.exploit"])  # fmt: skip
 def test_every_command_reads_a_config_dataclass_and_its_help_lists_each_option_with_its_default(command, capsys):
     """One style for every command: ``--help`` naming every option, on tyro: a flag (or a positional argument)
     for every field of the command's config dataclass (flat: the rule settings as ``--kitty-size``)."""
@@ -396,7 +396,7 @@ def test_every_command_reads_a_config_dataclass_and_its_help_lists_each_option_w
     text = capsys.readouterr().out
     assert done.value.code == 0 and text.startswith("usage: ") and "--version" in text
     config = getattr(module, "Config", None)
-    if command != "apps.exploit":  # train.tools.exploit's, under its own name
+    if command != "smear_apps.exploit":  # train.tools.exploit's, under its own name
         assert config is not None, f"{command}: a config dataclass, not hand-written argparse"
         flat = " ".join(text.replace("\u2502", " ").split())
         for f in dataclasses.fields(config):
@@ -437,12 +437,12 @@ def test_dmc_learning_rate_falls_linearly_and_bf16_suit_shuffled_steps_learn(tmp
 
 
 def test_r1_a_decision_shuffled_by_the_suits_is_the_relabelled_game_s_decision():
-    """``nets.SuitShuffle``: each row's observation and action relabelled by one order of the suits, as the engine
+    """``smear_nets.SuitShuffle``: each row's observation and action relabelled by one order of the suits, as the engine
     would see the relabelled deal (``smear_env.symmetry``)."""
     import numpy as np
 
-    from nets import SuitShuffle
     from smear_env.symmetry import OBS_INDEX, SUIT_PERMUTATIONS, relabel_action
+    from smear_nets import SuitShuffle
 
     game, obs, actions = Game(Rules(), 3), [], []
     while not game.game_over and len(obs) < 60:

@@ -15,7 +15,7 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")  # starlette's note about httpx versions
     from starlette.testclient import TestClient
 
-from apps.web.app import MAX_BODY, Settings, create_app
+from smear_apps.web.app import MAX_BODY, Settings, create_app
 
 LOCAL = "http://127.0.0.1:8000"
 """What a browser on this machine sends as the server's address (the TestClient's own, testserver, is refused)."""
@@ -227,7 +227,7 @@ def test_a_bad_record_names_its_line_key_and_rule(replay_client):
 
 
 def test_uploads_are_checked_and_a_huge_one_is_refused(replay_client, match_folder, monkeypatch):
-    import apps.web.app as app_module
+    import smear_apps.web.app as app_module
 
     root, _ = match_folder
     text = (root / "sub" / "few.jsonl").read_text()

@@ -51,7 +51,7 @@ def server(match):
     """The app, with the match's records folder, on a free loopback port."""
     from serving import serving
 
-    from apps.web.app import Settings, create_app
+    from smear_apps.web.app import Settings, create_app
 
     with serving(create_app(Settings(records=match[0]))) as url:
         yield url

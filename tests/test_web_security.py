@@ -18,13 +18,13 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")  # starlette's note about httpx versions
     from starlette.testclient import TestClient
 
-from apps.web.app import MAX_BODY, Settings, create_app, main
-from apps.web.policy import Limits
-from apps.web.tables import Table, Tables, TablesFullError
+from smear_apps.web.app import MAX_BODY, Settings, create_app, main
+from smear_apps.web.policy import Limits
+from smear_apps.web.tables import Table, Tables, TablesFullError
 from smear_env import Rules
 
 LOCAL = "http://127.0.0.1:8000"
-WEIGHTS = Path(__file__).parent.parent / "nets" / "weights"
+WEIGHTS = Path(__file__).parent.parent / "smear_nets" / "weights"
 EVIL = """
 from pathlib import Path
 Path({marker!r}).write_text("ran")
@@ -175,7 +175,7 @@ def test_every_answer_forbids_framing_sniffing_and_inline_script():
         policy = response.headers["content-security-policy"]
         assert "script-src 'self'" in policy and "unsafe-inline" not in policy and "frame-ancestors 'none'" in policy
         assert response.headers["x-content-type-options"] == "nosniff"
-    static = Path(__file__).parent.parent / "apps" / "web" / "static"
+    static = Path(__file__).parent.parent / "smear_apps" / "web" / "static"
     for page in static.glob("*.html"):
         html = page.read_text()
         assert not re.search(r"<script(?![^>]*\bsrc=)|\son[a-z]+\s*=", html), page  # no inline script, no handler attributes
@@ -280,7 +280,7 @@ def test_one_client_cannot_wipe_out_the_games_in_play():
 
 
 def test_finished_and_long_idle_tables_make_room_oldest_idle_first(monkeypatch):
-    import apps.web.tables as tables_module
+    import smear_apps.web.tables as tables_module
 
     clock = [1000.0]
     monkeypatch.setattr(tables_module.time, "monotonic", lambda: clock[0])
@@ -576,7 +576,7 @@ def test_match_records_that_seat_other_agents_are_refused(tmp_path):
 
 
 def test_a_server_error_carries_the_security_headers(monkeypatch):
-    import apps.web.app as app_module
+    import smear_apps.web.app as app_module
 
     def broken(self, request):
         raise RuntimeError("a fault of the server's own")
@@ -635,7 +635,7 @@ def test_a_real_records_file_costs_a_small_multiple_of_its_size(tmp_path):
 def test_uploads_at_once_past_the_share_are_told_to_wait(tmp_path, monkeypatch):
     """A client has one records file checked at a time (the server two): the next is 429 with Retry-After,
     refused before its body is read."""
-    import apps.web.app as app_module
+    import smear_apps.web.app as app_module
 
     entered, release = threading.Event(), threading.Event()
     real = app_module.check_file
@@ -667,7 +667,7 @@ def test_uploads_at_once_past_the_share_are_told_to_wait(tmp_path, monkeypatch):
 def test_explanations_have_their_own_share_and_never_hold_up_a_table(tmp_path, monkeypatch):
     """Explanations past a client's share are 429 at once; while the allowed ones think (held on a gate), a
     move at a table answers at once: they run in threads of their own."""
-    import apps.web.app as app_module
+    import smear_apps.web.app as app_module
 
     entered, release = threading.Event(), threading.Event()
 

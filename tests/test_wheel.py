@@ -53,11 +53,13 @@ def installed(tmp_path_factory) -> tuple[Path, Path]:
 def test_the_wheel_carries_the_weights_and_the_builtin_configs(installed):
     wheel, _ = installed
     names = zipfile.ZipFile(wheel).namelist()
-    assert {"nets/weights/neural.pt", "nets/weights/dmc.pt", "nets/weights/beliefs.pt"} <= set(names)
-    assert {"nets/weights/chance.pt", "nets/weights/chance.npz"} <= set(names)
+    assert {"smear_nets/weights/neural.pt", "smear_nets/weights/dmc.pt", "smear_nets/weights/beliefs.pt"} <= set(names)
+    assert {"smear_nets/weights/chance.pt", "smear_nets/weights/chance.npz"} <= set(names)
     assert {"train/configs/dmc_quick.yaml", "train/configs/ppo_quick.yaml", "train/configs/sweep_dmc.yaml"} <= set(names)
-    assert {"apps/web/static/table.html", "apps/web/static/table.js", "apps/web/static/table.css"} <= set(names)
+    assert {"smear_apps/web/static/table.html", "smear_apps/web/static/table.js", "smear_apps/web/static/table.css"} <= set(names)
     assert not [n for n in names if n.startswith(("tests/", "docs/", "notebooks/", "configs/"))]
+    # 0.3.0's package names, for one release: nothing under them but the alias to the new name
+    assert sorted(n for n in names if n.startswith(("nets/", "apps/"))) == ["apps/__init__.py", "nets/__init__.py"]
 
 
 def test_the_installed_package_plays_trains_and_evaluates_from_anywhere(installed, tmp_path):

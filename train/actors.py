@@ -16,7 +16,7 @@ transport drives the same code, only the carrying differs:
   learner stops or dies.
 * ``train.ray_actors.RayActors`` (``backend: ray``): Ray actors on a cluster.
 
-A block's observations are packed (``nets.packed``: 80 bytes a decision, not 1,708), and only
+A block's observations are packed (``smear_nets.packed``: 80 bytes a decision, not 1,708), and only
 the decisions of the phases the learner fits (``learn_phases``) are kept.
 """
 
@@ -33,10 +33,10 @@ import torch
 import torch.multiprocessing as mp
 
 from agents.chances import Chances
-from nets import NetworkSpec, build_network, masked_argmax, resolve_device
-from nets.packed import PACKED, pack
 from smear_env import Phase, SmearVectorEnv
 from smear_env.observer import OFFSETS
+from smear_nets import NetworkSpec, build_network, masked_argmax, resolve_device
+from smear_nets.packed import PACKED, pack
 
 from .opponents import Opponents
 
@@ -57,7 +57,7 @@ def in_phases(obs: np.ndarray, phases: tuple[str, ...]) -> np.ndarray:
 class Block:
     """Decisions whose return is known, and what the actor counted while making them."""
 
-    obs: np.ndarray  # packed (nets.packed): uint8 [n, PACKED]
+    obs: np.ndarray  # packed (smear_nets.packed): uint8 [n, PACKED]
     actions: np.ndarray
     returns: np.ndarray
     steps: int  # agent-steps taken (all seats)

@@ -1,4 +1,4 @@
-"""Train the model of the hidden cards (``nets`` kind ``beliefs``) on games the kit generates, and measure it.
+"""Train the model of the hidden cards (``smear_nets`` kind ``beliefs``) on games the kit generates, and measure it.
 
     python -m train.beliefs --out agents/weights/beliefs.pt --minutes 10
 
@@ -30,10 +30,10 @@ import torch.nn.functional as F  # noqa: N812
 
 from agents import load_agent
 from agents.neural import NeuralAgent
-from nets import NetworkSpec, build_network, save_checkpoint
 from smear_env import DealSampler, SmearVectorEnv, seat_view
 from smear_env import vector_kernels as K  # noqa: N812 - the batch's state columns
 from smear_env.files import atomic_write
+from smear_nets import NetworkSpec, build_network, save_checkpoint
 
 from .config import Sizes, cli, refuse
 from .run import seed_everything
@@ -160,7 +160,7 @@ class Config:
     """What ``python -m train.beliefs`` trains, for how long, and where it writes the model."""
 
     out: str
-    """where to write the model (a nets checkpoint; its measure beside it, .json)"""
+    """where to write the model (a smear_nets checkpoint; its measure beside it, .json)"""
     minutes: float = 10.0
     """training time"""
     games: int = 1024

@@ -25,7 +25,7 @@ or continue with self-play (``python -m train.dmc --init OUT/checkpoint.pt ...``
 with ``--init`` the last student); the held-out positions are drawn from the first folder only
 (``OUT``'s own), since an earlier round's may have trained the start network. ``--hidden 512,512``
 fits a wider student than the start network, started from the start's own function
-(``nets.widen``, Net2Net's wider operator). Expert iteration: ``--teacher
+(``smear_nets.widen``, Net2Net's wider operator). Expert iteration: ``--teacher
 search:net=STUDENT,samples=40,seconds=0.2`` with ``--init STUDENT`` searches over the last
 student's own values, so that each round's teacher is stronger (docs/search_and_distillation.md).
 Contracts: ``--teacher search:net=STUDENT,rollouts=64,net_tricks=6 --label-rate 1`` values each
@@ -37,7 +37,7 @@ hand's margin, in the hands that can end the game (a team within 4 points of the
 a share 0.1 of the other decisions is labelled with the student's own values, which hold its play there.
 A ``q_split`` start (``chance``) keeps its two bodies: card-play labels move the card play's only.
 The suits: ``--init chance --teacher "neural:chance,suits=24" --label-rate 1 --max-positions 1500000``
-teaches a network its own values averaged over every order of the suits (``nets.SuitMean``), the
+teaches a network its own values averaged over every order of the suits (``smear_nets.SuitMean``), the
 ensemble's play at one network's speed: the shipped ``neural``. A network teacher labels about 5,000
 positions a second a worker, so ``--max-positions`` keeps them within memory.
 The oracle: ``--teacher oracle`` (``train.teacher.OracleTeacher``, training only) values every legal action by
@@ -65,10 +65,10 @@ from tyro.conf import UseAppendAction
 
 from agents import Agent, load_agent
 from agents.neural import NeuralAgent
-from nets import load_checkpoint, masked_argmax, save_checkpoint, widen
-from nets.shipped import weights_path
 from smear_env import NUM_ACTIONS, Phase, Rules, SeatView, SmearVectorEnv, seat_view
 from smear_env.files import atomic_write
+from smear_nets import load_checkpoint, masked_argmax, save_checkpoint, widen
+from smear_nets.shipped import weights_path
 
 from .config import Sizes, cli, refuse
 from .run import seed_everything

@@ -9,7 +9,7 @@ process. Opponents are drawn per game from a mix of the current network (self-pl
 four seats learn), past networks of the run (the pool) and any agents.
 
 The learner keeps its replay where it learns (``device``): observations packed to 80 bytes
-(``nets.packed``), sampled and unpacked there, so a gradient step copies nothing from the host
+(``smear_nets.packed``), sampled and unpacked there, so a gradient step copies nothing from the host
 and waits for nothing on it (the losses are read once a round, not once a step). The actors
 and the learner run at once; the learner takes ``updates_per_step`` gradient steps of
 ``batch_size`` decisions per batched step the actors make, waiting for them or they for it,
@@ -37,10 +37,10 @@ import torch
 import torch.nn.functional as F  # noqa: N812 - the usual alias
 
 from agents.chances import Chances
-from nets import NetworkSpec, SuitShuffle, build_network, load_checkpoint, resolve_device
-from nets.packed import PACKED, pack, unpack
-from nets.shipped import weights_path
 from smear_env import OBS_DIM
+from smear_nets import NetworkSpec, SuitShuffle, build_network, load_checkpoint, resolve_device
+from smear_nets.packed import PACKED, pack, unpack
+from smear_nets.shipped import weights_path
 from smear_rl.cluster import need_ray
 
 from .actors import ActorSettings, InProcess, LocalActors
@@ -180,7 +180,7 @@ class Replay:
         return tensor.to(self.device)
 
     def add(self, obs: np.ndarray, action: np.ndarray, ret: np.ndarray) -> None:
-        """Decisions: ``obs`` packed (``nets.packed.pack``), their actions and returns; the oldest make room."""
+        """Decisions: ``obs`` packed (``smear_nets.packed.pack``), their actions and returns; the oldest make room."""
         obs, action, ret = obs[-self.size :], action[-self.size :], ret[-self.size :]
         n = len(action)
         if not n:

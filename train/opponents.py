@@ -10,8 +10,8 @@ import torch
 
 from agents import Agent, load_agent
 from agents.neural import NeuralAgent
-from nets import NetworkSpec, build_network
 from smear_env import Rules, SmearVectorEnv, seat_view
+from smear_nets import NetworkSpec, build_network
 
 from .config import SPECIAL_OPPONENTS
 

@@ -28,9 +28,9 @@ from typing import Any
 import numpy as np
 import torch
 
-from nets import NetworkSpec, build_network, resolve_device
-from nets.networks import ActorCritic
 from smear_env import NUM_ACTIONS, OBS_DIM, STATE_DIM, SmearVectorEnv
+from smear_nets import NetworkSpec, build_network, resolve_device
+from smear_nets.networks import ActorCritic
 
 from .config import RunConfig, Start, main_of
 from .opponents import Opponents, load_opponents

@@ -21,7 +21,7 @@ import ray
 import torch
 from ray.exceptions import RayActorError
 
-from nets import NetworkSpec, build_network
+from smear_nets import NetworkSpec, build_network
 from smear_rl.cluster import connect, disconnect
 
 from .actors import ActorSettings, Block, SelfPlay

@@ -13,9 +13,9 @@ plays what it made against ``final_opponents`` in the duplicate format:
 3. **table**: the chances of winning the game from each score under the network's play (``train.chance_table``).
 4. **contracts**: DMC with the table's target (``target: chance``) on the bids, trumps and discards only,
    the network's own card play frozen (the config ``contracts`` names); its contracts are joined to the
-   network's card play (a ``q_split`` network, ``nets.joined``: ``python -m train.tools.export --contracts``).
+   network's card play (a ``q_split`` network, ``smear_nets.joined``: ``python -m train.tools.export --contracts``).
 5. **suits**: the network taught its own values averaged over ``suits_orders`` orders of the suits
-   (``nets.SuitMean``; ``train.distill``'s network teacher).
+   (``smear_nets.SuitMean``; ``train.distill``'s network teacher).
 
 Every stage's deadline is a point of the run's own clock (the budget's time, counted across resumes), so a
 stage that overran its share takes it from the next, and ``--resume runs/NAME`` continues a killed run
@@ -52,9 +52,9 @@ import yaml
 from torch.utils.tensorboard import SummaryWriter
 
 from agents.arena import run_match
-from nets import NetworkSpec, build_network, joined, load_checkpoint, save_checkpoint
 from smear_env import Rules, __version__
 from smear_env.files import atomic_write
+from smear_nets import NetworkSpec, build_network, joined, load_checkpoint, save_checkpoint
 
 from . import chance_table, distill, dmc
 from .config import Mix, Start, check_types, find_config, from_mapping, parse, parse_sizes, strings_flag

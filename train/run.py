@@ -2,7 +2,7 @@
 
 A run lives in ``runs/{run_name}/``: ``config.yaml`` (the resolved config), TensorBoard
 events (``charts/``, ``losses/``, ``eval/``), ``train.log`` (every logged line),
-``checkpoint.pt`` (``nets`` format plus the trainer's state, written atomically) and
+``checkpoint.pt`` (``smear_nets`` format plus the trainer's state, written atomically) and
 ``snapshots/step_N.pt`` (the network at each evaluation, playable as ``neural:PATH``).
 
 A new run refuses a folder that exists (``--resume`` continues it; ``--force`` deletes it
@@ -31,9 +31,9 @@ from tqdm import tqdm
 from agents import load_agent
 from agents.arena import MatchResult, format_summary, play_deal_set
 from agents.neural import NeuralAgent
-from nets import NetworkSpec, load_checkpoint, save_checkpoint
-from nets.checkpoint import CHECKPOINT
 from smear_env.files import atomic_write
+from smear_nets import NetworkSpec, load_checkpoint, save_checkpoint
+from smear_nets.checkpoint import CHECKPOINT
 
 from .config import RunConfig, Start, to_mapping
 
@@ -228,7 +228,7 @@ class Run:
         return time.time() - self._last_checkpoint >= self.config.checkpoint_seconds
 
     def checkpoint(self, network: torch.nn.Module, **trainer_state: Any) -> None:
-        """Write ``checkpoint.pt``: the network (``nets`` format), the config, the step, the training time, the
+        """Write ``checkpoint.pt``: the network (``smear_nets`` format), the config, the step, the training time, the
         schedule, the latest evaluation and whatever else the trainer keeps (optimizer, pool, RNG states)."""
         save_checkpoint(
             self.folder / CHECKPOINT, self.network, self.config.rules, _cpu(network.state_dict()),

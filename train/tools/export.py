@@ -13,7 +13,7 @@ their mean plays like the mean of their values at the speed of one network). All
 same kind, sizes and rules. The average is taken before ``--contracts`` joins.
 
 ``--suits K`` records that the network is to be played with its values averaged over K orders of
-the suits (``nets.SuitMean``; ``neural:OUT`` then plays so unless its spec says ``suits=``).
+the suits (``smear_nets.SuitMean``; ``neural:OUT`` then plays so unless its spec says ``suits=``).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from typing import Annotated
 
 from tyro.conf import Positional, arg
 
-from nets import averaged, check_suits, joined, load_checkpoint, save_checkpoint
+from smear_nets import averaged, check_suits, joined, load_checkpoint, save_checkpoint
 
 from ..config import cli
 
@@ -45,7 +45,7 @@ class Config:
     average: tuple[str, ...] = ()
     """checkpoints whose weights are averaged with CHECKPOINT's (a model soup; same kind, sizes and rules)"""
     suits: int | None = None
-    """play the network with its values averaged over this many orders of the suits (1 to 24; nets.SuitMean)"""
+    """play the network with its values averaged over this many orders of the suits (1 to 24; smear_nets.SuitMean)"""
 
 
 def main(argv: list[str] | None = None) -> int:

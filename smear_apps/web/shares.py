@@ -2,7 +2,7 @@
 
 A request that would pass either bound is refused at once with 429 and ``Retry-After`` (never queued
 behind the others), before it reads its body or takes a thread. The tables' moves, the explanations and
-the file checks each have their own share and their own threads (``apps.web.app.Workers``), so that no
+the file checks each have their own share and their own threads (``smear_apps.web.app.Workers``), so that no
 kind of request waits behind another.
 """
 

@@ -1,4 +1,4 @@
-"""The weights that ship with the kit, by name, wherever it is installed (``nets/weights/``; each file's
+"""The weights that ship with the kit, by name, wherever it is installed (``smear_nets/weights/``; each file's
 ``.json`` beside it holds the commands that made it and its figures).
 
 The networks: ``neural`` (the agent the kit plays by default), ``distilled`` (the ``neural`` of 0.2.0's
@@ -13,13 +13,13 @@ import os
 from pathlib import Path
 
 FOLDER = Path(os.environ.get("SMEAR_RL_WEIGHTS") or Path(__file__).parent / "weights")
-"""Where the shipped weights are read: ``nets/weights/`` beside this module, or the folder the environment variable
+"""Where the shipped weights are read: ``smear_nets/weights/`` beside this module, or the folder the environment variable
 ``SMEAR_RL_WEIGHTS`` names (an empty one proves that a run reads nothing the kit ships: ``tests/test_recipe.py``)."""
 NETWORKS: dict[str, Path] = {name: FOLDER / f"{name}.pt" for name in ("neural", "distilled", "chance", "dmc")}
 NETWORKS["v0.3.0"] = FOLDER / "neural.pt"  # 0.3.0's neural, by a name that stays when a new neural ships (its file then moves)
 """The shipped networks by name (``v0.3.0``: the ``neural`` of release 0.3.0, the reference of the recipe's figures)."""
 BELIEFS = FOLDER / "beliefs.pt"
-"""The learned model of where the hidden cards lie (``nets`` kind ``beliefs``; ``search``'s default)."""
+"""The learned model of where the hidden cards lie (``smear_nets`` kind ``beliefs``; ``search``'s default)."""
 CHANCES = FOLDER / "chance.npz"
 """The table of win chances by score and dealer of the ``chance`` network's play (``agents.chances``)."""
 

@@ -57,7 +57,7 @@ class Table:
     """One game: the person's seat, the agents' specs, the rules; every move is made here.
 
     ``build(spec, role)`` makes each agent (by default :func:`agents.load_agent`; ``smear-web`` passes
-    what its owner allows, :class:`apps.web.policy.AgentPolicy`)."""
+    what its owner allows, :class:`smear_apps.web.policy.AgentPolicy`)."""
 
     def __init__(
         self,

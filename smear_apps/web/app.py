@@ -1,6 +1,6 @@
 """``smear-web``: a browser table to play Smear against any agents (Starlette on uvicorn).
 
-The server keeps every game (``apps.web.tables``); the page only sends actions and receives
+The server keeps every game (``smear_apps.web.tables``); the page only sends actions and receives
 its seat's view. The pages are plain HTML, CSS and JavaScript served from this package: no build
 step, nothing from a CDN.
 
@@ -22,8 +22,8 @@ API (JSON; an error is ``{"error": message}`` with a 4xx status, and the game is
 ====================================  ==========================================================
 
 Every request is treated as hostile: it reaches the app only from this server's own pages or a script
-(``apps.web.guard``: the ``Host``, ``Origin`` and ``Sec-Fetch-Site`` checks, and the headers every
-answer carries); the agents it names are the owner's choice (``apps.web.policy``: built-ins under
+(``smear_apps.web.guard``: the ``Host``, ``Origin`` and ``Sec-Fetch-Site`` checks, and the headers every
+answer carries); the agents it names are the owner's choice (``smear_apps.web.policy``: built-ins under
 caps, checkpoints only from the owner's folders, no file or module from a request); bodies are cut
 off while they stream in; the agents think in a pool of ``--workers`` threads, never on the loop that
 answers the other tables; tables are limited per client and in all, and only a finished or long idle
@@ -64,7 +64,7 @@ from .replay import FolderError, RecordsFolder, check_file, explain, match_misma
 from .shares import BusyError, Share
 from .tables import MAX_PER_CLIENT, MAX_TABLES, AgentFailedError, Table, TableError, Tables, TablesFullError
 
-STATIC = Path(str(files("apps.web").joinpath("static")))
+STATIC = Path(str(files("smear_apps.web").joinpath("static")))
 MAX_BODY = 64 * 1024
 """The largest request body the API reads (bytes)."""
 MAX_UPLOAD = 32 * 1024 * 1024
@@ -295,7 +295,7 @@ class TableRoutes:
 
 class ReplayRoutes:
     """The replay: the records folder's files, uploads, an arena match, an agent's values of a recorded hand.
-    Each of these runs in the slow pool under its share (:mod:`apps.web.shares`): a client that asks for more
+    Each of these runs in the slow pool under its share (:mod:`smear_apps.web.shares`): a client that asks for more
     at once is told to wait (429, ``Retry-After``), and the tables never wait behind them."""
 
     def __init__(self, settings: Settings, policy: AgentPolicy, workers: Workers) -> None:
@@ -447,7 +447,11 @@ def create_app(settings: Settings | None = None, tables: Tables | None = None) -
     static = Mount("/static", StaticFiles(directory=STATIC), name="static")
     return Starlette(
         routes=table_routes.routes() + replay_routes.routes() + [static],
-        exception_handlers={HTTPException: _http_error, FolderError: _folder_error, BusyError: _busy},  # a 500: apps.web.guard
+        exception_handlers={
+            HTTPException: _http_error,
+            FolderError: _folder_error,
+            BusyError: _busy,
+        },  # a 500: smear_apps.web.guard
         middleware=[Middleware(Guard, hosts=settings.hosts)],
         lifespan=lifespan,
     )
