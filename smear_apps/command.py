@@ -13,38 +13,20 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import NoReturn, TypeVar
-
-import tyro
+from typing import TypeVar
 
 from smear_env import __version__
+from smear_rl.command import read, refuse
 from smear_rl.extras import missing
 
+__all__ = ["cli", "command", "refuse"]
 T = TypeVar("T")
-
-
-def refuse(prog: str, message: str) -> NoReturn:
-    """A refused command line as argparse says it: one line naming what was wrong, exit status 2."""
-    print(f"usage: {prog} [-h] [OPTIONS]\n{prog}: error: {message}", file=sys.stderr)
-    raise SystemExit(2)
 
 
 def cli(cls: type[T], argv: list[str] | None, description: str, prog: str) -> T:
     """The config ``cls`` read from ``argv`` (the command line when None); ``--version`` prints the kit's."""
     args = sys.argv[1:] if argv is None else list(argv)
-    if "--version" in args:
-        print(f"{prog} {__version__}")
-        raise SystemExit(0)
-    try:
-        return tyro.cli(
-            cls,
-            args=args,
-            prog=prog,
-            description=f"{description}\n\n--version prints the kit's version.",
-            config=(tyro.conf.OmitArgPrefixes,),
-        )
-    except ValueError as e:
-        refuse(prog, str(e))
+    return read(cls, args, prog, f"{description}\n\n--version prints the kit's version.", __version__)
 
 
 @contextmanager

@@ -27,6 +27,7 @@ import yaml
 from tyro.constructors import PrimitiveConstructorSpec
 
 from smear_env import Rules, __version__
+from smear_rl.command import read, refuse
 
 SPECIAL_OPPONENTS = ("self", "pool")
 
@@ -261,12 +262,6 @@ def _strip_old_spellings(argv: list[str]) -> list[str]:
     return ["--" + a.removeprefix("--rules.") if a.startswith("--rules.") else a for a in argv]
 
 
-def refuse(prog: str, message: str) -> typing.NoReturn:
-    """A refused command line as argparse says it: one line naming what was wrong, exit status 2."""
-    print(f"usage: {prog} [-h] [OPTIONS]\n{prog}: error: {message}", file=sys.stderr)
-    raise SystemExit(2)
-
-
 def _defaults(cls: type[C], named: str | None, resume: str | None, prog: str) -> C:
     """The config whose values ``--help`` shows as defaults: a ``--config`` file's, then a resumed run's own."""
     values: dict[str, Any] = {}
@@ -360,26 +355,13 @@ def cli(cls: type[T], argv: list[str] | None, description: str, prog: str) -> T:
 def _parse(cls: type[T], args: list[str], description: str, prog: str, default: T | None, options: list, *values: Any) -> Any:
     """tyro's reading of ``args`` into a ``cls`` (its fields flat, ``default`` its defaults) and ``options``
     besides (given ``values`` as defaults): the result's ``settings`` and each option by name."""
-    if "--version" in args:
-        print(f"{prog} {__version__}")
-        raise SystemExit(0)
     version = (
         "version",
         Annotated[bool, tyro.conf.FlagCreatePairsOff, tyro.conf.arg(help="print the kit's version and exit")],
         False,
     )
     command = dataclasses.make_dataclass("Command", [("settings", Annotated[cls, tyro.conf.arg(name="")]), *options, version])
-    try:
-        return tyro.cli(
-            command,
-            args=args,
-            prog=prog,
-            description=description,
-            default=None if default is None else command(default, *values),
-            config=(tyro.conf.OmitArgPrefixes,),
-        )
-    except (ValueError, TypeError) as e:
-        refuse(prog, str(e))
+    return read(command, args, prog, description, __version__, None if default is None else command(default, *values))
 
 
 def main_of(cls: type[C], train: typing.Callable[[C, Start], Any], argv: list[str] | None, description: str, prog: str) -> int:
