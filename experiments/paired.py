@@ -5,9 +5,11 @@ each one's win rate is given beside its difference from the first agent's with a
         --opponent neural:v0.3.0 --games 1000 --seed 1007922 --workers 2
 
 An agent is a spec (``heuristic``, ``neural:PATH``) or a run folder of ``train.recipe`` (its ``final.pt``). The
-deal sets are the same for every agent (``--seed``), so a difference is taken deal set by deal set: the luck of
-the deals, which two unpaired intervals both carry, cancels (a screen's interval of +-0.022 on 1,000 games is
-about +-0.015 as a paired difference). ``--json FILE`` writes the table.
+deal sets are the same for every agent (``--seed``), so a difference is taken deal set by deal set, the luck of
+the deals cancelled: the interval a difference of two networks has, where two unpaired ones would only overlap
+(two networks of one recipe play one deal differently enough that it is not much narrower than each one's:
++-0.026 on 1,000 games where each had +-0.022, the 30-minute screens of docs/recipe.md). ``--json FILE``
+writes the table.
 """
 
 from __future__ import annotations
