@@ -57,6 +57,9 @@ def test_the_recipe_makes_a_network_from_nothing_through_every_stage(tmp_path):
         load_checkpoint(folder / snap["path"])  # each a network that plays
     results = json.loads((folder / "results.json").read_text())
     assert results["final"]["heuristic"]["games"] == 2 and 0 <= results["final"]["heuristic"]["win_rate"] <= 1
+    match = results["final"]["heuristic"]["match"]  # the whole match, as smear-eval --json gives it
+    assert match["win_rate"] == results["final"]["heuristic"]["win_rate"] and len(match["decisions_per_second"]) == 2
+    assert "decisions a second" in (folder / "recipe.log").read_text()
     assert set(results["curve"]) == {"0.2", "0.5", "0.9"}
     assert (folder / "stages" / "1-selfplay" / "checkpoint.pt").is_file()  # the DMC stage's own run folder
     assert any(p.name.startswith("events.out.tfevents") for p in folder.iterdir())

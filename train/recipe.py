@@ -28,7 +28,8 @@ The run folder (``runs/NAME``): ``config.yaml``; ``recipe.json`` (the clock, the
 networks); ``recipe.log``; TensorBoard events (the stage against the clock, each stage's figures, the final
 matches and the snapshots' curve); ``stages/N-STAGE/`` (each stage's own run: a DMC run folder with its
 events, a distillation's positions and fit); ``networks/N-STAGE.pt``; ``snapshots/``; ``final.pt``, the
-network made (``neural:runs/NAME/final.pt``); ``results.json``. Nothing of the budget goes to the matches
+network made (``neural:runs/NAME/final.pt``); ``results.json`` (each final match's win rate, and its every figure as
+``smear-eval --json`` gives it: margins, bid and made rates, both sides' decisions a second). Nothing of the budget goes to the matches
 at the end (``final_games``) or to the snapshots' matches (``snapshot_games``).
 """
 
@@ -522,11 +523,15 @@ class Recipe:
                 "ci95": [low, high],
                 "games": summary["games"],
                 "seed": seed,
+                "match": summary,  # the match's every figure: margins, bid and made rates, decisions a second
             }
             tag = opponent.replace(":", "_").replace("/", "_")
             self.writer.add_scalar(f"final/win_rate_vs_{tag}", summary["win_rate"], int(self.clock()))
+            speeds = list(summary["decisions_per_second"].values())  # the made network's first (one entry if named alike)
+            made, theirs = speeds[0], speeds[-1]
             self.say(
-                f"final: {summary['win_rate']:.3f} [{low:.3f}, {high:.3f}] against {opponent} ({summary['games']} games, seed {seed})"
+                f"final: {summary['win_rate']:.3f} [{low:.3f}, {high:.3f}] against {opponent} ({summary['games']} games, seed {seed}); "
+                f"it decides at {made / theirs:.2f}x {opponent}'s speed ({made:,.0f} against {theirs:,.0f} decisions a second)"
             )
         for minute, snap in sorted(self.state["snapshots"].items(), key=lambda kv: float(kv[0])):
             for opponent in config.final_opponents if config.snapshot_games else ():
