@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from smear_nets import load_checkpoint
+from smear_rl.provenance import kit_commit
 from train.recipe import STAGES, Config, main
 
 pytestmark = pytest.mark.xdist_group("recipe")
@@ -93,6 +94,9 @@ def test_a_recipe_killed_in_the_middle_resumes_where_it_stopped(tmp_path):
     assert finished.returncode == 0, finished.stderr[-2000:]
     state = json.loads((folder / "recipe.json").read_text())
     assert state["resumes"] == 1 and list(state["done"]) == ["selfplay", "exit"]
+    first, second = state["legs"]  # the start and the resume, each with the kit's commit and the run's clock then
+    assert first["at"] == 0.0 and second["at"] == pytest.approx(killed["elapsed"], abs=1.0)
+    assert first["commit"] == second["commit"] == kit_commit() and first["commit"]
     assert (folder / state["done"]["selfplay"]).read_bytes() == selfplay  # the stage done is not done again
     assert state["elapsed"] >= killed["elapsed"] and state["elapsed"] >= 1.2 * 60
     assert (folder / "final.pt").is_file()
@@ -147,3 +151,19 @@ def test_a_distillation_stage_that_labels_nothing_in_its_time_passes_its_network
     save_checkpoint(start, spec, Rules(), build_network(spec).state_dict())
     made = recipe._distill("exit", recipe.clock() + 1.0, start, "heuristic", 0.5, 0.35)  # under a second to label
     assert load_checkpoint(made).extra["unchanged"] and load_checkpoint(made).network == spec
+
+
+def test_the_kit_commit_is_the_checkouts_head_and_none_outside_a_checkout(tmp_path):
+    """A run's legs name the commit the kit ran from, marked when its tracked files were changed; an installed
+    kit (no checkout) says None rather than a wrong commit."""
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    assert kit_commit(tmp_path) is None  # no commit yet
+    (tmp_path / "a.txt").write_text("one")
+    git = ["git", "-C", str(tmp_path), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "add", "a.txt"], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "one"], check=True)
+    head = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
+    assert kit_commit(tmp_path) == head
+    (tmp_path / "a.txt").write_text("two")
+    assert kit_commit(tmp_path) == head + "+changes"
+    assert kit_commit(tmp_path / "nowhere") is None

@@ -56,6 +56,7 @@ from agents.arena import run_match
 from smear_env import Rules, __version__
 from smear_env.files import atomic_write
 from smear_nets import NetworkSpec, build_network, joined, load_checkpoint, save_checkpoint
+from smear_rl.provenance import kit_commit
 
 from . import chance_table, distill, dmc
 from .config import Mix, Start, check_types, find_config, from_mapping, parse, parse_sizes, strings_flag
@@ -219,10 +220,19 @@ class Recipe:
             "done": {},  # stage -> its network's path (relative to the folder)
             "snapshots": {},  # minute -> {path, stage, elapsed}
             "resumes": 0,
+            "legs": [],  # each start and resume: the kit's commit, the date, the run's clock then
             **saved,
         }
         if self.resumed:
             self.state["resumes"] += 1
+        self.state["legs"].append(
+            {
+                "commit": kit_commit(),
+                "version": __version__,
+                "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                "at": self.state["elapsed"],
+            }
+        )
         self.clock = Clock(self.state["elapsed"])
         self.sources: list[Path] = []  # what the snapshots copy now: the first of these that exists
         self.stage = ""
