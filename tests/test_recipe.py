@@ -97,6 +97,8 @@ def test_a_recipe_killed_in_the_middle_resumes_where_it_stopped(tmp_path):
     first, second = state["legs"]  # the start and the resume, each with the kit's commit and the run's clock then
     assert first["at"] == 0.0 and second["at"] == pytest.approx(killed["elapsed"], abs=1.0)
     assert first["commit"] == second["commit"] == kit_commit() and first["commit"]
+    assert first["command"].startswith("python -m train.recipe --config champion") and "--minutes 1.2" in first["command"]
+    assert second["command"].endswith(f"--resume {folder}")
     assert (folder / state["done"]["selfplay"]).read_bytes() == selfplay  # the stage done is not done again
     assert state["elapsed"] >= killed["elapsed"] and state["elapsed"] >= 1.2 * 60
     assert (folder / "final.pt").is_file()

@@ -38,6 +38,7 @@ from __future__ import annotations
 import json
 import math
 import multiprocessing
+import shlex
 import shutil
 import sys
 import threading
@@ -209,7 +210,7 @@ class Clock:
 class Recipe:
     """A run of the recipe in its folder: the clock, the stages, the snapshots (see the module docstring)."""
 
-    def __init__(self, config: Config, start: Start) -> None:
+    def __init__(self, config: Config, start: Start, command: str | None = None) -> None:
         self.config = config
         self.folder = folder_for(config, start, marker=STATE)
         self.resumed = start.resume is not None
@@ -220,19 +221,13 @@ class Recipe:
             "done": {},  # stage -> its network's path (relative to the folder)
             "snapshots": {},  # minute -> {path, stage, elapsed}
             "resumes": 0,
-            "legs": [],  # each start and resume: the kit's commit, the date, the run's clock then
+            "legs": [],  # each start and resume: the kit's commit, the date, the run's clock then, the command
             **saved,
         }
         if self.resumed:
             self.state["resumes"] += 1
-        self.state["legs"].append(
-            {
-                "commit": kit_commit(),
-                "version": __version__,
-                "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                "at": self.state["elapsed"],
-            }
-        )
+        leg = {"commit": kit_commit(), "version": __version__, "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+        self.state["legs"].append({**leg, "at": self.state["elapsed"], "command": command})
         self.clock = Clock(self.state["elapsed"])
         self.sources: list[Path] = []  # what the snapshots copy now: the first of these that exists
         self.stage = ""
@@ -567,18 +562,20 @@ def _plain(config: Config) -> dict[str, Any]:
     return values
 
 
-def train(config: Config, start: Start | None = None) -> Path:
-    """Run the recipe as the config says (or continue the run ``start.resume``); returns the run folder."""
+def train(config: Config, start: Start | None = None, command: str | None = None) -> Path:
+    """Run the recipe as the config says (or continue the run ``start.resume``); returns the run folder.
+    ``command``: the command line that asked for it, kept in the run's record of its legs."""
     for name in (config.selfplay, config.contracts):
         find_config(name)  # a ValueError naming the built-ins before anything starts
-    recipe = Recipe(config, start or Start())
+    recipe = Recipe(config, start or Start(), command)
     return recipe.run()
 
 
 def main(argv: list[str] | None = None) -> int:
     config, start = parse(Config, argv, __doc__.splitlines()[0], prog="python -m train.recipe")  # type: ignore[type-var]
+    command = shlex.join(["python", "-m", "train.recipe", *(sys.argv[1:] if argv is None else argv)])
     try:
-        train(config, start)
+        train(config, start, command)
     except ValueError as e:
         print(f"python -m train.recipe: error: {e}", file=sys.stderr)
         return 2
