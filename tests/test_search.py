@@ -207,9 +207,8 @@ def test_r13_r15_distill_endgame_teaches_only_the_hands_that_can_end_the_game(tm
     assert not (tmp_path / "bad").exists()
 
 
-def test_distill_keeps_a_student_that_learnt_the_contracts_when_the_card_play_was_already_the_teachers():
-    """The kept student is the one with the lowest regret over all held-out decisions: a teacher whose
-    card play is the start's own (a rollout teacher of the contracts) still teaches."""
+def contracts_data() -> tuple[torch.nn.Module, dict[str, np.ndarray]]:
+    """A start network and labels whose card play is its own and whose contracts prefer its worst action."""
     torch.manual_seed(0)
     rng = np.random.default_rng(0)
     network = build_network(NetworkSpec("q", (32,)))
@@ -224,11 +223,37 @@ def test_distill_keeps_a_student_that_learnt_the_contracts_when_the_card_play_wa
     worst = target[contract, :4].argmin(axis=1)  # the contracts: the teacher prefers the start's worst action
     target[contract, :4] = np.eye(4, dtype=np.float32)[worst]
     target[~mask] = np.nan
-    data = {"obs": obs, "mask": mask, "target": target.astype(np.float32), "phase": phase}
+    return network, {"obs": obs, "mask": mask, "target": target.astype(np.float32), "phase": phase}
+
+
+def test_distill_keeps_a_student_that_learnt_the_contracts_when_the_card_play_was_already_the_teachers():
+    """The kept student is the one with the lowest regret over all held-out decisions: a teacher whose
+    card play is the start's own (a rollout teacher of the contracts) still teaches."""
+    network, data = contracts_data()
     _, report = distill.fit(data, network, seconds=3, held_out=0.2, learning_rate=1e-3, batch=128, seed=0, check_every=20)
     assert report["start_regret_play"] == 0 and report["start_regret_other"] == 1
     assert report["kept_step"] > 0 and report["student_regret"] < report["start_regret"]
     assert report["student_regret_other"] < report["start_regret_other"]
+
+
+def test_a_killed_fit_goes_on_from_its_saved_state_for_the_seconds_left(tmp_path):
+    """The fit's state (network, optimizer, the weights kept, generators, seconds spent) is saved at every check;
+    a fit started again on it goes on for the seconds left, and one whose seconds are spent only returns the kept."""
+    state = tmp_path / "fit.pt"
+    network, data = contracts_data()
+    settings = dict(held_out=0.2, learning_rate=1e-3, batch=128, seed=0, check_every=20, state_path=state)
+    _, first = distill.fit(data, network, seconds=1.5, **settings)
+    assert state.is_file() and first["steps"] > 0
+    spent = torch.load(state, weights_only=False)["seconds"]
+    again, report = distill.fit(data, contracts_data()[0], seconds=spent / 2, **settings)  # nothing left to spend
+    assert (report["steps"], report["kept_step"], report["student_regret"]) == (
+        first["steps"],
+        first["kept_step"],
+        first["student_regret"],
+    )
+    assert report["start_regret"] == first["start_regret"]  # the start's measure is the first run's, not the new start's
+    _, more = distill.fit(data, again, seconds=spent + 1.0, **settings)
+    assert more["steps"] > first["steps"] and more["student_regret"] <= first["student_regret"]
 
 
 def test_teacher_loss_is_least_where_the_values_are_the_teachers_and_ignores_illegal_actions():

@@ -49,6 +49,7 @@ level less than its ranking).
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import multiprocessing
 import shutil
@@ -98,6 +99,46 @@ def endgame(view: SeatView, rules: Rules) -> bool:
     return max(view.scores) >= rules.target_score - HAND_POINTS
 
 
+class Positions:
+    """Labelled positions held in memory until written (about 2.3 kB each): all at the end to ``out``, or in parts
+    beside it, ``STEM-K.npz``, as they come (:meth:`write_part`; a kill loses at most the last part)."""
+
+    KEYS = ("obs", "mask", "target", "phase")
+
+    def __init__(self, out: Path) -> None:
+        self.out, self.written, self.parts = out, 0, 0
+        self.kept: dict[str, list[Any]] = {k: [] for k in self.KEYS}
+
+    def __len__(self) -> int:
+        """Positions labelled: written and held."""
+        return self.written + len(self.kept["obs"])
+
+    def add(self, obs: np.ndarray, mask: np.ndarray, target: np.ndarray, phase: np.ndarray) -> None:
+        """Rows of positions (each argument's first axis)."""
+        for key, rows in zip(self.KEYS, (obs.copy(), mask.astype(bool), target, phase.astype(np.int8)), strict=True):
+            self.kept[key] += list(rows)
+
+    def arrays(self) -> dict[str, Any]:
+        return {k: np.stack(v) for k, v in self.kept.items()} if self.kept["obs"] else {}
+
+    def write_part(self) -> None:
+        if self.kept["obs"]:
+            arrays = self.arrays()
+            atomic_write(
+                self.out.with_name(f"{self.out.stem}-{self.parts:04d}.npz"),
+                lambda f: np.savez_compressed(f, **arrays),
+                binary=True,
+            )
+            self.written += len(self.kept["obs"])
+            self.parts += 1
+            for v in self.kept.values():
+                v.clear()
+
+    def write_all(self) -> None:
+        arrays = self.arrays()
+        atomic_write(self.out, lambda f: np.savez_compressed(f, **arrays), binary=True)
+
+
 def generate(
     out: Path,
     teacher_spec: str,
@@ -128,37 +169,22 @@ def generate(
         teacher.seed(seed)
     venv = SmearVectorEnv(games, seed=seed, reward="margin", copy=False, rules=student.rules)
     obs, info = venv.reset()
-    kept: dict[str, list[Any]] = {"obs": [], "mask": [], "target": [], "phase": []}
+    positions = Positions(out)
     deadline = time.time() + seconds
     limit = limit or sys.maxsize
-    written, parts, next_part = 0, 0, time.time() + (chunk_seconds or seconds)
-
-    def write_part() -> None:
-        nonlocal written, parts
-        if kept["obs"]:
-            arrays: dict[str, Any] = {k: np.stack(v) for k, v in kept.items()}
-            atomic_write(out.with_name(f"{out.stem}-{parts:04d}.npz"), lambda f: np.savez_compressed(f, **arrays), binary=True)
-            written += len(kept["obs"])
-            parts += 1
-            for v in kept.values():
-                v.clear()
-
-    while time.time() < deadline and written + len(kept["obs"]) < limit:
+    next_part = time.time() + (chunk_seconds or seconds)
+    while time.time() < deadline and len(positions) < limit:
         if chunk_seconds and time.time() >= next_part:
-            write_part()
+            positions.write_part()
             next_part = time.time() + chunk_seconds
         mask = info["action_mask"]
         actions = student.act_batch(obs, mask, None)
         choice = mask.sum(axis=1) > 1
         draws = rng.random(len(mask))
         if isinstance(teacher, OracleTeacher):  # it knows the cards: it labels, the student's own play goes on
-            labelled = np.flatnonzero(choice & (draws < label_rate))[: limit - written - len(kept["obs"])]
+            labelled = np.flatnonzero(choice & (draws < label_rate))[: limit - len(positions)]
             if len(labelled):
-                targets = teacher.values(venv, labelled.tolist())
-                kept["obs"] += list(obs[labelled].copy())
-                kept["mask"] += list(mask[labelled].astype(bool))
-                kept["target"] += list(targets)
-                kept["phase"] += list(venv.phase[labelled].astype(np.int8))
+                positions.add(obs[labelled], mask[labelled], teacher.values(venv, labelled.tolist()), venv.phase[labelled])
             obs, _, _, _, info = venv.step(actions)
             continue
         for i in np.flatnonzero(choice & (draws < max(label_rate, own_rate or 0.0))).tolist():
@@ -170,19 +196,44 @@ def generate(
             target = np.full(NUM_ACTIONS, UNJUDGED, dtype=np.float32)
             target[list(scores)] = list(scores.values())
             actions[i] = max(scores, key=scores.__getitem__)
-            kept["obs"].append(obs[i].copy())
-            kept["mask"].append(mask[i].astype(bool))
-            kept["target"].append(target)
-            kept["phase"].append(np.int8(view.phase))
-            if time.time() >= deadline or written + len(kept["obs"]) >= limit:
+            positions.add(obs[i : i + 1], mask[i : i + 1], target[None], np.array([view.phase]))
+            if time.time() >= deadline or len(positions) >= limit:
                 break
         obs, _, _, _, info = venv.step(actions)
     if chunk_seconds:
-        write_part()
-        return written
-    every: dict[str, Any] = {k: np.stack(v) for k, v in kept.items()} if kept["obs"] else {}
-    atomic_write(out, lambda f: np.savez_compressed(f, **every), binary=True)
-    return len(kept["obs"])
+        positions.write_part()
+        return positions.written
+    positions.write_all()
+    return len(positions)
+
+
+class HeldOut:
+    """The measure of a fit on its held-out positions (``rows`` of the data): the **regret**, the teacher's value
+    of its best action less its value of the action the network plays, per decision (card play, and the rest),
+    and how often the two choose alike."""
+
+    def __init__(self, data: dict[str, np.ndarray], rows: np.ndarray) -> None:
+        self.rows, self.mask = rows, data["mask"][rows]
+        self.judged = np.where(self.mask, data["target"][rows], -np.inf)
+        self.best = self.judged.argmax(axis=1)
+        self.play = data["phase"][rows] == int(Phase.PLAY)
+
+    def __call__(self, network: torch.nn.Module, obs: torch.Tensor) -> dict[str, float]:
+        with torch.no_grad():
+            chosen = masked_argmax(network(obs[self.rows]), self.mask)
+        regret = self.judged.max(axis=1) - self.judged[np.arange(len(self.rows)), chosen]
+        same = chosen == self.best
+
+        def mean(x: np.ndarray) -> float:  # NaN where a small held-out set has no decision of the kind
+            return float(x.mean()) if len(x) else float("nan")
+
+        return {
+            "regret": mean(regret),
+            "regret_play": mean(regret[self.play]),
+            "regret_other": mean(regret[~self.play]),
+            "agreement_play": mean(same[self.play]),
+            "agreement_other": mean(same[~self.play]),
+        }
 
 
 def fit(
@@ -208,10 +259,8 @@ def fit(
     ``mean_weight`` weighs the error of a position's mean value against that of its ranking (``teacher_loss``).
 
     The held-out positions are drawn from the first ``own_positions`` rows only (this run's own:
-    an earlier round's positions may have trained the start network, so they measure nothing).
-    The measure, on held-out positions: the **regret**, the teacher's value of its best action less
-    its value of the action the network plays, per decision (card play, and the rest), and how often
-    the two choose alike. Every ``check_every`` steps it is measured and the weights with the lowest
+    an earlier round's positions may have trained the start network, so they measure nothing), and
+    measured by :class:`HeldOut`. Every ``check_every`` steps it is measured and the weights with the lowest
     regret over all held-out decisions so far are kept (the start's included): a teacher's knowledge
     may be in the card play (PIMC) or in the contracts (rollouts).
 
@@ -226,73 +275,48 @@ def fit(
     cut = int(own * held_out)
     test, train = order[:cut], np.concatenate([order[cut:], np.arange(own, n)])
     obs, target, legal = as_tensors(data)
-    judged = np.where(data["mask"][test], data["target"][test], -np.inf)
-    teacher_best = judged.argmax(axis=1)
-    play = data["phase"][test] == int(Phase.PLAY)
+    measure = HeldOut(data, test)
     network.train()
-
-    def measure() -> dict[str, float]:
-        with torch.no_grad():
-            chosen = masked_argmax(network(obs[test]), data["mask"][test])
-        regret = judged.max(axis=1) - judged[np.arange(len(test)), chosen]
-        same = chosen == teacher_best
-
-        def mean(x: np.ndarray) -> float:  # NaN where a small held-out set has no decision of the kind
-            return float(x.mean()) if len(x) else float("nan")
-
-        return {
-            "regret": mean(regret),
-            "regret_play": mean(regret[play]),
-            "regret_other": mean(regret[~play]),
-            "agreement_play": mean(same[play]),
-            "agreement_other": mean(same[~play]),
-        }
-
-    before = measure()
-    kept, kept_regret, kept_step = copy.deepcopy(network.state_dict()), before["regret"], 0
+    before = measure(network, obs)
     optimizer = torch.optim.Adam(network.parameters(), lr=learning_rate)
-    started, steps = time.time(), 0
+    # what the fit carries from check to check (and across a kill, in ``state_path``)
+    state: dict[str, Any] = dict(kept=copy.deepcopy(network.state_dict()), kept_regret=before["regret"], kept_step=0,
+                                 steps=0, before=before, seconds=0.0)  # fmt: skip
     if state_path is not None and state_path.is_file():
         saved = torch.load(state_path, weights_only=False)
-        network.load_state_dict(saved["network"])
-        optimizer.load_state_dict(saved["optimizer"])
-        kept, kept_regret, kept_step, steps = saved["kept"], saved["kept_regret"], saved["kept_step"], saved["steps"]
-        before = saved["before"]
-        rng.bit_generator.state = saved["rng"]
-        torch.set_rng_state(saved["torch_rng"])
-        started -= saved["seconds"]
-
-    def save_state() -> None:
-        if state_path is None:
-            return
-        state = dict(network=network.state_dict(), optimizer=optimizer.state_dict(), kept=kept, kept_regret=kept_regret,
-                     kept_step=kept_step, steps=steps, before=before, rng=rng.bit_generator.state,
-                     torch_rng=torch.get_rng_state(), seconds=time.time() - started)  # fmt: skip
-        atomic_write(state_path, lambda f: torch.save(state, f), binary=True)
-
+        network.load_state_dict(saved.pop("network"))
+        optimizer.load_state_dict(saved.pop("optimizer"))
+        rng.bit_generator.state = saved.pop("rng")
+        torch.set_rng_state(saved.pop("torch_rng"))
+        state.update(saved)
+    started = time.time() - state["seconds"]
     while time.time() - started < seconds:
         rows = torch.from_numpy(rng.choice(train, size=min(batch, len(train)), replace=False))
         loss = teacher_loss(network(obs[rows]), target[rows], legal[rows], temperature, value_weight, policy_weight, mean_weight)
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
-        steps += 1
-        if steps % check_every == 0 or time.time() - started >= seconds:
-            now = measure()
-            if now["regret"] < kept_regret:
-                kept, kept_regret, kept_step = copy.deepcopy(network.state_dict()), now["regret"], steps
-            save_state()
-            print(f"{time.time() - started:6.0f} s  {steps:,} steps  loss {loss.item():.3f}  held-out regret "
+        state["steps"] += 1
+        if state["steps"] % check_every == 0 or time.time() - started >= seconds:
+            now = measure(network, obs)
+            if now["regret"] < state["kept_regret"]:
+                state.update(kept=copy.deepcopy(network.state_dict()), kept_regret=now["regret"], kept_step=state["steps"])
+            state["seconds"] = time.time() - started
+            if state_path is not None:
+                whole = dict(state, network=network.state_dict(), optimizer=optimizer.state_dict(),
+                             rng=rng.bit_generator.state, torch_rng=torch.get_rng_state())  # fmt: skip
+                atomic_write(state_path, functools.partial(torch.save, whole), binary=True)
+            print(f"{state['seconds']:6.0f} s  {state['steps']:,} steps  loss {loss.item():.3f}  held-out regret "
                   f"{now['regret']:.4f} ({now['regret_play']:.4f} play, {now['regret_other']:.4f} other)", flush=True)  # fmt: skip
-    network.load_state_dict(kept)
+    network.load_state_dict(state["kept"])
     network.eval()
-    after = measure()
+    after = measure(network, obs)
     return network, {
         "positions": n,
         "held_out": int(cut),
-        "steps": steps,
-        "kept_step": kept_step,
-        **{f"start_{k}": v for k, v in before.items()},
+        "steps": state["steps"],
+        "kept_step": state["kept_step"],
+        **{f"start_{k}": v for k, v in state["before"].items()},
         **{f"student_{k}": v for k, v in after.items()},
     }
 
