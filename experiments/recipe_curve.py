@@ -7,6 +7,8 @@ fixed opponents, against the minutes of the run's clock, with 95% intervals; one
 Each point is a duplicate match (``agents.arena``) of the snapshot against the opponent on the same deal sets
 (``--seed``) for every snapshot and run. Results are kept in ``runs/NAME/curve.json`` by snapshot, opponent,
 games and seed, so a second call plays only what is new; ``--minutes 30 60`` plays only those snapshots.
+``--log-x`` puts the minutes on a log scale (a 720-minute run beside hour-long ones), ``--bar 0.55`` draws the
+win rate a network must pass against the first opponent to ship.
 The figures are printed as a table too (minutes, win rate, interval, games).
 """
 
@@ -67,7 +69,18 @@ def play(run: Path, opponents: list[tuple[str, int]], minutes: list[float] | Non
     return cache
 
 
-def plot(curves: dict[str, dict], opponents: list[tuple[str, int]], seed: int, out: Path, labels: dict[str, str]) -> None:
+def plot(
+    curves: dict[str, dict],
+    opponents: list[tuple[str, int]],
+    seed: int,
+    out: Path,
+    labels: dict[str, str],
+    log_x: bool = False,
+    bar: float | None = None,
+) -> None:
+    """One panel an opponent, one line a run (each minute's point of the most games); ``log_x``: minutes on a
+    log scale (a long run beside hour-long ones); ``bar``: a dotted line at that win rate in the first opponent's
+    panel (the bar a network passes against it)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -87,6 +100,13 @@ def plot(curves: dict[str, dict], opponents: list[tuple[str, int]], seed: int, o
             ax.plot(x, [p["win_rate"] for p in points], marker="o", label=labels.get(run, run))
             ax.fill_between(x, [p["ci95"][0] for p in points], [p["ci95"][1] for p in points], alpha=0.2)
         ax.axhline(0.5, color="grey", linewidth=0.8, linestyle="--")
+        if bar is not None and spec == opponents[0][0]:
+            ax.axhline(bar, color="black", linewidth=0.8, linestyle=":", label=f"the bar ({bar:g})")
+        if log_x:
+            ax.set_xscale("log")
+            ticks = sorted({p["minute"] for cache in curves.values() for p in cache.values()})
+            ax.set_xticks(ticks, [f"{t:g}" for t in ticks], fontsize=7)
+            ax.minorticks_off()
         ax.set_title(f"against {spec} ({games}+ games a point)")
         ax.set_xlabel("minutes of training (2 CPU cores)")
         ax.set_ylabel("win rate (duplicate format, 95% interval)")
@@ -106,6 +126,10 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--labels", nargs="+", default=[], help="RUN=LABEL for the plot's legend")
     parser.add_argument("--out", type=Path, help="a PNG of the curves (needs the plot extra: matplotlib)")
+    parser.add_argument("--log-x", action="store_true", help="minutes on a log scale (a long run beside short ones)")
+    parser.add_argument(
+        "--bar", type=float, help="a dotted line at this win rate against the first opponent (0.55: the bar a network ships past)"
+    )
     args = parser.parse_args()
     opponents = opponents_of(args.opponents)
     for run in args.runs:
@@ -113,7 +137,7 @@ def main() -> None:
             raise SystemExit(f"{run}: no snapshots/ folder (a train.recipe run folder has one)")
     curves = {run.name: play(run, opponents, args.minutes, args.seed, args.workers) for run in args.runs}
     if args.out:
-        plot(curves, opponents, args.seed, args.out, dict(item.split("=", 1) for item in args.labels))
+        plot(curves, opponents, args.seed, args.out, dict(item.split("=", 1) for item in args.labels), args.log_x, args.bar)
 
 
 if __name__ == "__main__":

@@ -39,3 +39,36 @@ def test_the_same_agent_twice_differs_by_nothing_and_a_weaker_one_by_its_loss(pa
         paired.spec_of(str(tmp_path))
     (tmp_path / "final.pt").write_bytes(b"")
     assert paired.spec_of(str(tmp_path)) == f"neural:{tmp_path / 'final.pt'}"
+
+
+@pytest.fixture(scope="module")
+def curve():
+    spec = importlib.util.spec_from_file_location("recipe_curve", ROOT / "experiments" / "recipe_curve.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["recipe_curve"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_curve_plays_each_snapshot_once_and_plots_a_long_run_on_log_minutes(curve, tmp_path):
+    """A run's snapshots against an opponent, kept in its curve.json so a second call plays nothing again; the plot of
+    a long run (minutes 10 to 720) on a log scale with the bar drawn."""
+    from smear_env import Rules
+    from smear_nets import NetworkSpec, build_network, save_checkpoint
+
+    run = tmp_path / "long"
+    spec = NetworkSpec("q", (16,))
+    for minute in (10, 720):
+        save_checkpoint(run / "snapshots" / f"minute_{minute:03d}.pt", spec, Rules(), build_network(spec).state_dict())
+    assert list(curve.snapshots(run)) == [10.0, 720.0]
+    points = curve.play(run, [("random", 4)], None, seed=5, workers=1)
+    assert sorted(p["minute"] for p in points.values()) == [10.0, 720.0]
+    assert all(p["games"] == 4 and p["seed"] == 5 and 0 <= p["ci95"][0] <= p["win_rate"] <= p["ci95"][1] for p in points.values())
+    stamp = (run / "curve.json").stat().st_mtime_ns
+    assert curve.play(run, [("random", 4)], None, seed=5, workers=1) == points  # kept: nothing played again
+    assert (run / "curve.json").stat().st_mtime_ns == stamp
+    out = tmp_path / "curve.png"
+    curve.plot({"long": points}, [("random", 4)], 5, out, {"long": "the long run"}, log_x=True, bar=0.55)
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    with pytest.raises(SystemExit, match="SPEC@GAMES"):
+        curve.opponents_of(["random"])
