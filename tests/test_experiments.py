@@ -1,4 +1,5 @@
-"""experiments/paired.py: agents on the same deal sets, each one's difference from the first taken deal set by deal set."""
+"""experiments/: paired.py (agents on the same deal sets, each one's difference from the first taken deal set by
+deal set) and recipe_curve.py (the time-to-strength curve of recipe runs)."""
 
 from __future__ import annotations
 
@@ -12,13 +13,18 @@ import pytest
 ROOT = Path(__file__).parent.parent
 
 
-@pytest.fixture(scope="module")
-def paired():
-    spec = importlib.util.spec_from_file_location("paired", ROOT / "experiments" / "paired.py")
+def experiment(name: str):
+    """A script of experiments/ imported as a module (they are scripts, not a package)."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "experiments" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
-    sys.modules["paired"] = module
+    sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
+
+
+@pytest.fixture(scope="module")
+def paired():
+    return experiment("paired")
 
 
 def test_a_paired_difference_cancels_what_both_share(paired):
@@ -43,11 +49,7 @@ def test_the_same_agent_twice_differs_by_nothing_and_a_weaker_one_by_its_loss(pa
 
 @pytest.fixture(scope="module")
 def curve():
-    spec = importlib.util.spec_from_file_location("recipe_curve", ROOT / "experiments" / "recipe_curve.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["recipe_curve"] = module
-    spec.loader.exec_module(module)
-    return module
+    return experiment("recipe_curve")
 
 
 def test_the_curve_plays_each_snapshot_once_and_plots_a_long_run_on_log_minutes(curve, tmp_path):
