@@ -111,7 +111,7 @@ def plot(
         ax.set_xlabel("minutes of training (2 CPU cores)")
         ax.set_ylabel("win rate (duplicate format, 95% interval)")
         ax.set_ylim(0, 1)
-        ax.legend(loc="lower right")
+        ax.legend(loc="best", fontsize=8)
     fig.tight_layout()
     fig.savefig(out, dpi=110)
     print(f"wrote {out}")
