@@ -27,7 +27,7 @@ from tyro.conf import Positional, arg
 
 from agents.arena import run_match
 from smear_env.files import atomic_write
-from smear_nets import load_checkpoint, save_checkpoint
+from smear_nets import Checkpoint, load_checkpoint, save_checkpoint
 
 from ..config import cli
 
@@ -110,9 +110,8 @@ def check(config: Config) -> dict[str, Any]:
     }
 
 
-def provenance(verdict: dict[str, Any], final: Path) -> dict[str, Any]:
+def provenance(verdict: dict[str, Any], network: Checkpoint) -> dict[str, Any]:
     """What ships beside the network: one command, its config, the legs, the compute, the figures."""
-    network = load_checkpoint(final)
     run = verdict["run"]
     match = verdict["match"]
     return {
@@ -159,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
         network = load_checkpoint(final)
         extra = {k: v for k, v in network.extra.items() if k in ("recipe", "minutes", "suits")}
         save_checkpoint(out, network.network, network.rules, network.model, **extra)
-        atomic_write(out.with_suffix(".json"), lambda f: json.dump(provenance(verdict, final), f, indent=2))
+        atomic_write(out.with_suffix(".json"), lambda f: json.dump(provenance(verdict, network), f, indent=2))
         print(f"wrote {out} and {out.with_suffix('.json')}")
     return 0
 
