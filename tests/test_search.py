@@ -30,7 +30,7 @@ from train import beliefs, distill, dmc
 from train.chance_table import solve
 from train.teacher import OracleTeacher, load_oracle, load_positions, teacher_loss
 
-SHIPPED, DISTILLED, CHANCE, DMC = NETWORKS["neural"], NETWORKS["distilled"], NETWORKS["chance"], NETWORKS["dmc"]
+SHIPPED, V030, DISTILLED, CHANCE, DMC = (NETWORKS[name] for name in ("neural", "v0.3.0", "distilled", "chance", "dmc"))
 
 FAST = "search:samples=3,seconds=10"  # every decision solves its 3 deals: the same choice each time
 
@@ -388,20 +388,20 @@ def test_widen_computes_the_same_values_and_its_copies_learn_apart():
         widen(build_network(NetworkSpec("actor_critic", (8,))), NetworkSpec("actor_critic", (8,)), (16,))
 
 
-def test_the_shipped_network_is_a_student_of_chance_over_the_orders_of_the_suits():
-    """``neural`` is a ``q_split`` network of ``chance``'s sizes and rules, taught ``chance:suits=24`` (its values
-    averaged over every order of the suits), played alone; the network it replaced plays on as ``distilled``;
-    each ships with how it was made beside it."""
-    shipped, chance = load_checkpoint(SHIPPED), load_checkpoint(CHANCE)
+def test_the_v030_network_is_a_student_of_chance_over_the_orders_of_the_suits():
+    """``v0.3.0`` (0.3.0's ``neural``) is a ``q_split`` network of ``chance``'s sizes and rules, taught
+    ``chance:suits=24`` (its values averaged over every order of the suits), played alone; the network it replaced
+    plays on as ``distilled``; each ships with how it was made beside it."""
+    shipped, chance = load_checkpoint(V030), load_checkpoint(CHANCE)
     assert shipped.network == chance.network and shipped.rules == chance.rules and "suits" not in shipped.extra
     assert (
         any(not torch.equal(shipped.model[k], chance.model[k]) for k in chance.model)
         and shipped.model.keys() == chance.model.keys()
     )
     assert NeuralAgent().suits == 1 and load_agent("neural:distilled").path == DISTILLED
-    for path in (SHIPPED, DISTILLED, CHANCE):
+    for path in (V030, DISTILLED, CHANCE):
         assert json.loads(path.with_suffix(".json").read_text())["commands"]  # how it was made, beside it
-    assert any('"neural:chance,suits=24"' in c for c in json.loads(SHIPPED.with_suffix(".json").read_text())["commands"])
+    assert any('"neural:chance,suits=24"' in c for c in json.loads(V030.with_suffix(".json").read_text())["commands"])
 
 
 def test_the_distilled_network_plays_other_cards_than_dmc():
