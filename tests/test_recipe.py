@@ -70,16 +70,17 @@ def test_the_recipe_makes_a_network_from_nothing_through_every_stage(tmp_path):
 
 
 def test_a_recipe_killed_in_the_middle_resumes_where_it_stopped(tmp_path):
-    """Killed (SIGKILL) while its exit stage labels positions: the resumed run keeps the self-play stage's network
-    and the positions written, goes on, and its clock counts both parts of the run."""
+    """Killed (SIGKILL) while its exit stage's first round labels positions: the resumed run keeps the self-play
+    stage's network and the positions written, goes on through the second round, and its clock counts both parts."""
     command = [sys.executable, "-m", "train.recipe", "--config", "champion", "--runs-dir", str(tmp_path), "--run-name", "k"]
-    args = [*TINY, "--minutes", "1.2", "--shares", "selfplay=0.4", "exit=0.6", "--final-games", "0", "--snapshot-games", "0"]
+    args = [*TINY, "--minutes", "1.2", "--shares", "selfplay=0.4", "exit=0.6", "--final-games", "0", "--snapshot-games", "0",
+            "--exit-round-minutes", "0.4"]  # fmt: skip  # the exit stage's 0.72 minutes in 2 rounds
     folder = tmp_path / "k"
     process = subprocess.Popen([*command, *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     try:
         deadline = time.time() + 240
         while time.time() < deadline:  # until the exit stage has written a part of its positions
-            parts = list((folder / "stages" / "2-exit" / "positions").glob("*.npz"))
+            parts = list((folder / "stages" / "2-exit" / "round1" / "positions").glob("*.npz"))
             if parts:
                 break
             time.sleep(0.5)
@@ -94,6 +95,8 @@ def test_a_recipe_killed_in_the_middle_resumes_where_it_stopped(tmp_path):
     assert finished.returncode == 0, finished.stderr[-2000:]
     state = json.loads((folder / "recipe.json").read_text())
     assert state["resumes"] == 1 and list(state["done"]) == ["selfplay", "exit"]
+    assert state["done"]["exit"] == "networks/2-exit-round2.pt" and (folder / "networks" / "2-exit-round1.pt").is_file()
+    assert "exit: round 2/2 done" in (folder / "recipe.log").read_text()
     first, second = state["legs"]  # the start and the resume, each with the kit's commit and the run's clock then
     assert first["at"] == 0.0 and second["at"] == pytest.approx(killed["elapsed"], abs=1.0)
     assert first["commit"] == second["commit"] == kit_commit() and first["commit"]
@@ -117,6 +120,7 @@ def test_a_recipe_killed_in_the_middle_resumes_where_it_stopped(tmp_path):
         ({"table_hands": 10}, "at least 1,000"),
         ({"exit_fit_share": 1.0}, "exit_fit_share"),
         ({"snapshot_minutes": (0.0,)}, "snapshot_minutes"),
+        ({"exit_round_minutes": 0.0}, "exit_round_minutes"),
     ],
 )
 def test_a_bad_recipe_config_is_refused_naming_the_field(values, words):
@@ -130,6 +134,43 @@ def test_the_shares_are_weights_and_each_stage_ends_at_its_point_of_the_clock():
     ends = config.deadlines()
     assert ends["selfplay"] == pytest.approx(300) and ends["exit"] == pytest.approx(450)
     assert ends["table"] == ends["contracts"] == pytest.approx(450) and ends["suits"] == pytest.approx(600)
+
+
+def test_a_long_exit_stage_runs_in_rounds_each_teacher_the_network_the_round_before_made(tmp_path, monkeypatch):
+    """``exit_round_minutes``: an exit stage longer than it is cut into equal rounds on the run's clock, each
+    teacher a search over the last round's network; a round done before a kill is not run again; the hour-long
+    ``champion`` keeps one round, the 720-minute run gets four."""
+    from smear_env import Rules
+    from smear_nets import NetworkSpec, build_network, save_checkpoint
+    from train.config import Start
+    from train.recipe import Recipe
+
+    assert Recipe(Config(runs_dir=str(tmp_path), run_name="a"), Start()).exit_rounds() == 1  # 18 minutes
+    assert Recipe(Config(runs_dir=str(tmp_path), run_name="b", minutes=720), Start()).exit_rounds() == 4  # 216
+    config = Config(runs_dir=str(tmp_path), run_name="r", minutes=100, shares={"selfplay": 1, "exit": 2}, exit_round_minutes=30)
+    recipe = Recipe(config, Start())
+    selfplay = recipe.network("selfplay")
+    selfplay.parent.mkdir(parents=True)
+    spec = NetworkSpec("q", (16,))
+    save_checkpoint(selfplay, spec, Rules(), build_network(spec).state_dict())
+    recipe.state["done"]["selfplay"] = str(selfplay.relative_to(recipe.folder))
+    calls = []
+
+    def distill(stage, deadline, net, teacher, label_rate, fit_share, folder, made, round_):
+        calls.append((deadline, Path(net).name, teacher, folder.name, round_))
+        save_checkpoint(made, spec, Rules(), build_network(spec).state_dict())
+        return made
+
+    monkeypatch.setattr(recipe, "_distill", distill)
+    made = recipe.run_exit(100 * 60)  # the stage: from 33.3 to 100 minutes, 3 rounds of 22.2
+    assert made == recipe.folder / "networks" / "2-exit-round3.pt" and recipe.sources == [made]
+    assert [c[0] for c in calls] == pytest.approx([(100 / 3 + 200 / 9 * r) * 60 for r in (1, 2, 3)])
+    assert [c[1] for c in calls] == ["1-selfplay.pt", "2-exit-round1.pt", "2-exit-round2.pt"]
+    assert all(f"net={recipe.folder / 'networks' / c[1]}," in c[2] for c in calls)  # each teacher searches over it
+    assert [(c[3], c[4]) for c in calls] == [("round1", 1), ("round2", 2), ("round3", 3)]
+    made.unlink()  # killed in the last round: the rounds done are kept
+    calls.clear()
+    assert recipe.run_exit(100 * 60) == made and [(c[1], c[4]) for c in calls] == [("2-exit-round2.pt", 3)]
 
 
 def test_a_missing_stage_config_is_named_before_anything_starts(tmp_path):

@@ -9,7 +9,8 @@ plays what it made against ``final_opponents`` in the duplicate format:
 1. **selfplay**: DMC self-play (``train.dmc``) with the config ``selfplay`` names (a built-in or a YAML file).
 2. **exit**: expert iteration (``train.distill``): the network plays, a search over its own values
    (``exit_teacher``; the deals drawn uniformly: no shipped model of the hidden cards) labels a share of its
-   decisions, and the network is fitted to the labels for the stage's last ``exit_fit_share``.
+   decisions, and the network is fitted to the labels for the round's last ``exit_fit_share``; a stage longer
+   than ``exit_round_minutes`` is cut into equal rounds, each searching over the network the round before made.
 3. **table**: the chances of winning the game from each score under the network's play (``train.chance_table``).
 4. **contracts**: DMC with the table's target (``target: chance``) on the bids, trumps and discards only,
    the network's own card play frozen (the config ``contracts`` names); its contracts are joined to the
@@ -27,7 +28,8 @@ holds then (the DMC stage's latest checkpoint, or the last stage's network) is k
 The run folder (``runs/NAME``): ``config.yaml``; ``recipe.json`` (the clock, the stages done and their
 networks); ``recipe.log``; TensorBoard events (the stage against the clock, each stage's figures, the final
 matches and the snapshots' curve); ``stages/N-STAGE/`` (each stage's own run: a DMC run folder with its
-events, a distillation's positions and fit); ``networks/N-STAGE.pt``; ``snapshots/``; ``final.pt``, the
+events, a distillation's positions and fit, each round's in ``roundR/``); ``networks/N-STAGE.pt`` (the exit
+stage's rounds: ``networks/2-exit-roundR.pt``); ``snapshots/``; ``final.pt``, the
 network made (``neural:runs/NAME/final.pt``); ``results.json`` (each final match's win rate, and its every figure as
 ``smear-eval --json`` gives it: margins, bid and made rates, both sides' decisions a second). Nothing of the budget goes to the matches
 at the end (``final_games``) or to the snapshots' matches (``snapshot_games``).
@@ -95,11 +97,13 @@ class Config:
     contracts: str = "dmc_contracts"
     """the DMC config of the contracts stage (target chance on the bids, trumps and discards, the card play frozen)"""
     exit_teacher: str = "search:net={net},beliefs=uniform,samples=40,seconds=0.2"
-    """the teacher of expert iteration, an agent spec with scores(); {net} is the network the stage starts from"""
+    """the teacher of expert iteration, an agent spec with scores(); {net} is the network the round starts from"""
     exit_label_rate: float = 0.5
     """share of the decisions with a choice the exit teacher labels"""
     exit_fit_share: float = 0.35
-    """share of the exit stage spent fitting (the rest labels positions)"""
+    """share of each round of the exit stage spent fitting (the rest labels positions)"""
+    exit_round_minutes: float = 60.0
+    """most minutes of one round of expert iteration: a longer exit stage is cut into equal rounds, each teacher a search over the network the round before made (a stage this long or shorter: one round)"""
     table_hands: int = 100_000
     """hands of the network's self-play the table of win chances is solved from"""
     suits_orders: int = 24
@@ -173,6 +177,8 @@ class Config:
         for name in ("final_games", "snapshot_games"):
             if getattr(self, name) < 0:
                 raise ValueError(f"config {name}={getattr(self, name)}: 0 or more")
+        if not (math.isfinite(self.exit_round_minutes) and self.exit_round_minutes > 0):
+            raise ValueError(f"config exit_round_minutes={self.exit_round_minutes}: minutes above 0")
         if not self.distill_learning_rate > 0:
             raise ValueError(f"config distill_learning_rate={self.distill_learning_rate}: above 0")
         if any(not (math.isfinite(m) and m > 0) for m in self.snapshot_minutes):
@@ -436,10 +442,30 @@ class Recipe:
         self.writer.add_scalar("table/scale", table.scale, int(self.clock()))
         return made
 
+    def exit_rounds(self) -> int:
+        """How many rounds of expert iteration the exit stage is cut into (``exit_round_minutes`` the longest)."""
+        minutes = self.config.share("exit") * self.config.minutes
+        return max(1, math.ceil(minutes / self.config.exit_round_minutes - 1e-9))
+
     def run_exit(self, deadline: float) -> Path:
+        """Expert iteration in rounds of equal shares of the stage: each round's teacher searches over the network
+        the round starts from, and the network fitted to its labels starts the next (a round done is kept)."""
+        rounds, begin = self.exit_rounds(), self._stage_begin("exit")
         net = self._start_network()
-        teacher = self.config.exit_teacher.replace("{net}", str(net))
-        return self._distill("exit", deadline, net, teacher, self.config.exit_label_rate, self.config.exit_fit_share)
+        for r in range(1, rounds + 1):
+            made = (
+                self.network("exit") if rounds == 1 else self.folder / "networks" / f"{STAGES.index('exit') + 1}-exit-round{r}.pt"
+            )
+            if not made.is_file():
+                end = deadline - (rounds - r) * (deadline - begin) / rounds
+                teacher = self.config.exit_teacher.replace("{net}", str(net))
+                folder = self.stage_folder("exit") / (f"round{r}" if rounds > 1 else "")
+                self._distill("exit", end, net, teacher, self.config.exit_label_rate, self.config.exit_fit_share, folder, made, r)
+                if rounds > 1:
+                    self.say(f"exit: round {r}/{rounds} done: {made.relative_to(self.folder)}")
+            net = made
+            self.sources = [made]  # the snapshots take the latest round's network
+        return net
 
     def run_suits(self, deadline: float) -> Path:
         net = self._start_network()
@@ -458,10 +484,17 @@ class Recipe:
             save_checkpoint(path, spec, self.config.rules, build_network(spec).state_dict(), stage="random")
         return path
 
-    def _distill(self, stage: str, deadline: float, net: Path, teacher: str, label_rate: float, fit_share: float) -> Path:
-        """A distillation stage: label until its share of the stage is spent (parts written every minute), then fit
-        (its state saved at every check) until ``deadline``; each part resumes where a kill left it."""
-        folder = self.stage_folder(stage)
+    def _distill(
+        self, stage: str, deadline: float, net: Path, teacher: str, label_rate: float, fit_share: float,
+        folder: Path | None = None, made: Path | None = None, round_: int = 1,
+    ) -> Path:  # fmt: skip
+        """A distillation stage (or one round of one, in ``folder``, making ``made``): label until its share of the
+        time is spent (parts written every minute), then fit (its state saved at every check) until ``deadline``;
+        each part resumes where a kill left it."""
+        folder = folder or self.stage_folder(stage)
+        made = made or self.network(stage)
+        seed = self.config.seed + 7919 * (round_ - 1)  # a round's own streams (the first round's are the stage's)
+        name = stage if folder == self.stage_folder(stage) else f"{stage} {folder.name}"  # "exit round2"
         shards = folder / "positions"
         shards.mkdir(parents=True, exist_ok=True)
         progress_file = folder / "stage.json"
@@ -476,21 +509,20 @@ class Recipe:
         written = sum(len(np.load(p)["phase"]) for p in shards.glob("*.npz"))
         if seconds > 1 and written < config.max_positions:
             per_worker = -(-(config.max_positions - written) // config.workers)
-            self.say(f"{stage}: labelling for {seconds / 60:.1f} min on {config.workers} workers, teacher {teacher}")
+            self.say(f"{name}: labelling for {seconds / 60:.1f} min on {config.workers} workers, teacher {teacher}")
             with ProcessPoolExecutor(config.workers, mp_context=multiprocessing.get_context("spawn")) as pool:
                 futures = [
                     pool.submit(distill.generate, shards / f"a{progress['attempts']}w{w}.npz", teacher, net, seconds,
-                                config.seed * 1000 + 100 * progress["attempts"] + w + 10 * STAGES.index(stage),
+                                seed * 1000 + 100 * progress["attempts"] + w + 10 * STAGES.index(stage),
                                 64, label_rate, None, per_worker, 60.0)
                     for w in range(config.workers)
                 ]  # fmt: skip
                 labelled = sum(f.result() for f in futures)
-            self.say(f"{stage}: {labelled:,} positions labelled")
+            self.say(f"{name}: {labelled:,} positions labelled")
         start = load_checkpoint(net)
-        made = self.network(stage)
         if not any(len(np.load(p)["phase"]) for p in shards.glob("*.npz")):
             # A machine too slow (or too busy) for the stage's share: nothing to fit, the stage passes its network on.
-            self.say(f"{stage}: no positions labelled in its time; the stage keeps the network it started from")
+            self.say(f"{name}: no positions labelled in its time; the stage keeps the network it started from")
             save_checkpoint(made, start.network, start.rules, start.model, stage=stage, unchanged=True)
             return made
         data = distill.load_positions([shards])
@@ -499,9 +531,9 @@ class Recipe:
         state_path = folder / "fit_state.pt"
         spent = float(torch.load(state_path, weights_only=False)["seconds"]) if state_path.is_file() else 0.0
         fit_seconds = max(1.0, spent + deadline - self.clock())  # to the deadline, also when the labels ran out early
-        self.say(f"{stage}: fitting on {len(data['obs']):,} positions until {deadline / 60:.1f} min")
+        self.say(f"{name}: fitting on {len(data['obs']):,} positions until {deadline / 60:.1f} min")
         student, report = distill.fit(
-            data, student, fit_seconds, 0.05, config.distill_learning_rate, 1024, config.seed * 100 + STAGES.index(stage),
+            data, student, fit_seconds, 0.05, config.distill_learning_rate, 1024, seed * 100 + STAGES.index(stage),
             state_path=state_path,
         )  # fmt: skip
         save_checkpoint(made, start.network, start.rules, student.state_dict(), stage=stage, distill=report)
