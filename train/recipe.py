@@ -253,8 +253,9 @@ class Recipe:
             self.state["elapsed"] = self.clock()
             atomic_write(self.folder / STATE, lambda f: json.dump(self.state, f, indent=2))
 
-    def network(self, stage: str) -> Path:
-        return self.folder / "networks" / f"{STAGES.index(stage) + 1}-{stage}.pt"
+    def network(self, stage: str, part: str = "") -> Path:
+        """Where ``stage``'s network is written (``part``: one of its rounds', "round2")."""
+        return self.folder / "networks" / f"{STAGES.index(stage) + 1}-{stage}{'-' + part if part else ''}.pt"
 
     def stage_folder(self, stage: str) -> Path:
         return self.folder / "stages" / f"{STAGES.index(stage) + 1}-{stage}"
@@ -453,13 +454,12 @@ class Recipe:
         rounds, begin = self.exit_rounds(), self._stage_begin("exit")
         net = self._start_network()
         for r in range(1, rounds + 1):
-            made = (
-                self.network("exit") if rounds == 1 else self.folder / "networks" / f"{STAGES.index('exit') + 1}-exit-round{r}.pt"
-            )
+            part = f"round{r}" if rounds > 1 else ""
+            made = self.network("exit", part)
             if not made.is_file():
                 end = deadline - (rounds - r) * (deadline - begin) / rounds
                 teacher = self.config.exit_teacher.replace("{net}", str(net))
-                folder = self.stage_folder("exit") / (f"round{r}" if rounds > 1 else "")
+                folder = self.stage_folder("exit") / part
                 self._distill("exit", end, net, teacher, self.config.exit_label_rate, self.config.exit_fit_share, folder, made, r)
                 if rounds > 1:
                     self.say(f"exit: round {r}/{rounds} done: {made.relative_to(self.folder)}")
