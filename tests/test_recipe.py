@@ -173,6 +173,50 @@ def test_a_long_exit_stage_runs_in_rounds_each_teacher_the_network_the_round_bef
     assert recipe.run_exit(100 * 60) == made and [(c[1], c[4]) for c in calls] == [("2-exit-round2.pt", 3)]
 
 
+def test_a_snapshot_taken_after_the_table_holds_the_last_network_not_the_table(tmp_path, monkeypatch):
+    """The table stage makes win chances, not a network: a snapshot due during the contracts stage copies the
+    network held before the table (it once copied nothing, the table being no checkpoint)."""
+    from smear_env import Rules
+    from smear_nets import NetworkSpec, build_network, save_checkpoint
+    from train.config import Start
+    from train.recipe import Recipe
+
+    shares = {"selfplay": 1, "table": 1, "contracts": 1}
+    config = Config(runs_dir=str(tmp_path), run_name="r", minutes=3, shares=shares, snapshot_minutes=(2.5,), final_games=0)
+    recipe = Recipe(config, Start())
+    now = [0.0]
+    monkeypatch.setattr(recipe, "clock", lambda: now[0])
+    spec = NetworkSpec("q", (16,))
+
+    def selfplay(deadline):
+        made = recipe.network("selfplay")
+        made.parent.mkdir(parents=True, exist_ok=True)
+        save_checkpoint(made, spec, Rules(), build_network(spec).state_dict())
+        return made
+
+    def table(deadline):
+        made = recipe.stage_folder("table") / "chances.npz"
+        made.parent.mkdir(parents=True, exist_ok=True)
+        made.write_bytes(b"not a network")
+        return made
+
+    class StoppedError(Exception):
+        pass
+
+    def contracts(deadline):
+        now[0] = 2.6 * 60
+        recipe.keep_snapshots()
+        raise StoppedError
+
+    monkeypatch.setattr(recipe, "run_selfplay", selfplay)
+    monkeypatch.setattr(recipe, "run_table", table)
+    monkeypatch.setattr(recipe, "run_contracts", contracts)
+    with pytest.raises(StoppedError):
+        recipe.run()
+    snapshot = recipe.state["snapshots"]["2.5"]
+    assert snapshot["stage"] == "contracts" and load_checkpoint(recipe.folder / snapshot["path"]).network == spec
+
+
 def test_a_missing_stage_config_is_named_before_anything_starts(tmp_path):
     assert main(["--runs-dir", str(tmp_path), "--selfplay", "nope", "--minutes", "1"]) == 2
     assert not any(Path(tmp_path).iterdir())

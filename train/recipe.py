@@ -267,6 +267,10 @@ class Recipe:
             return self.folder / self.state["done"][done[-1]]
         return Path(self.config.init) if self.config.init else None
 
+    def held(self) -> list[Path]:
+        """What the snapshots copy between stages: the network the last finished stage made (none before any)."""
+        return [p for p in [self.current()] if p is not None]
+
     # ------------------------------------------------------------------ the clock's thread: snapshots, progress
     def watch(self) -> None:
         """Until the run ends: keep the snapshots due, save the clock, and say where the run stands every minute."""
@@ -336,7 +340,7 @@ class Recipe:
             + ", ".join(f"{s} {config.share(s) * config.minutes:.1f}" for s in STAGES if config.share(s))
             + f" (minutes); tensorboard --logdir {self.folder}"
         )
-        self.sources = [p for p in [self.current()] if p is not None]
+        self.sources = self.held()
         watcher = threading.Thread(target=self.watch, daemon=True)
         watcher.start()
         try:
@@ -350,7 +354,7 @@ class Recipe:
                 made = getattr(self, f"run_{stage}")(ends[stage])
                 with self.lock:
                     self.state["done"][stage] = str(made.relative_to(self.folder))
-                self.sources = [made]
+                self.sources = self.held()  # the table's stage makes no network: the one before it is still held
                 self.save()
                 self.say(f"stage {stage} done: {made.relative_to(self.folder)}")
             self.stage = "done"
