@@ -202,7 +202,9 @@ class SmearState(pyspiel.State):
             return [0.0] * PLAYERS
         assert self.kit is not None
         if self.one_hand:
-            record = next(r for r in reversed(self.finished) if not r["redeal"])
+            record = next((r for r in reversed(self.finished) if not r["redeal"]), None)
+            if record is None:  # every deal thrown in (R7) until R16's limit: no hand was scored, no margin
+                return [0.0] * PLAYERS
             change = [after - before for before, after in zip(record["score_before"], record["score_after"], strict=True)]
             return [(change[team_of(s)] - change[1 - team_of(s)]) / MARGIN_SCALE for s in range(PLAYERS)]
         winner = self.kit.winner

@@ -82,6 +82,18 @@ def _cards(value: Any, line: int, key: str, count: int | None) -> list[int]:
         raise RecordError(line, key, "R1", str(e)) from None
 
 
+def _scores(value: Any, line: int, key: str, hand_index: int) -> list[int]:
+    """Two ints, the teams' scores before hand ``hand_index``: a hand moves a score by at most 4 (R13, R14)."""
+    reach = 4 * hand_index
+    if not (isinstance(value, list) and len(value) == 2 and all(isinstance(v, int) and not isinstance(v, bool) for v in value)):
+        raise RecordError(line, key, "R14", f"is {str(value)[:60]}; it must be a list of 2 ints, the teams' scores")
+    if any(abs(v) > reach for v in value):
+        raise RecordError(
+            line, key, "R14", f"is {str(value)[:60]}; before hand {hand_index} a score lies within -{reach} to {reach}"
+        )
+    return value
+
+
 def _seat(value: Any, line: int, key: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 3:
         raise RecordError(line, key, "R2", f"seat {value!r} is not one of 0-3")
@@ -110,6 +122,8 @@ def check_hand(record: dict[str, Any], line: int = 1, previous: dict[str, Any] |
         raise RecordError(line, "schema", None, f"is {record.get('schema')!r}; it must be {SCHEMA!r}")
     game_id = _need(record, line, "game_id", str, "a string")
     hand_index = _need(record, line, "hand_index", int, "an int")
+    if hand_index < 0:
+        raise RecordError(line, "hand_index", "R16", f"is {hand_index}; hands count from 0")
     rules_obj = _need(record, line, "rules", dict, "an object of rule settings")
     missing = [k for k in REQUIRED_RULES if k not in rules_obj]
     if missing:
@@ -127,7 +141,7 @@ def check_hand(record: dict[str, Any], line: int = 1, previous: dict[str, Any] |
     deck = [c for h in hands for c in h] + kitty
     if len(set(deck)) != 32:
         raise RecordError(line, "hands", "R1", "the hands and kitty must hold each of the 32 cards exactly once")
-    score_before = _need(record, line, "score_before", list, "a list of 2 ints")
+    score_before = _scores(_need(record, line, "score_before", list, "a list of 2 ints"), line, "score_before", hand_index)
     redeal = _need(record, line, "redeal", bool, "true or false")
     if not alone:
         _check_continuity(record, previous, line)

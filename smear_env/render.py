@@ -155,6 +155,12 @@ def render_table(game: Game, seat: int | None = None, legal: bool = True) -> str
 # ---------------------------------------------------------------------- a hand told to a person
 
 
+def seat_words(seat: int, me: int) -> str:
+    """``seat`` as the player in seat ``me`` calls it: "you", "your partner", or the opponent on "your left"
+    (who plays after you, R3) or "your right"."""
+    return ("you", "your left-hand opponent", "your partner", "your right-hand opponent")[(seat - me) % 4]
+
+
 def announce(game: Game, seat: int, action: int, me: int, faces: bool = False) -> str:
     """What the table sees of ``seat``'s move, said to ``me`` (called before the move is made); cards by their
     codes (``TH``, what a terminal player types) or, with ``faces``, as their faces show them (``10\u2665``)."""

@@ -14,10 +14,12 @@ def serving(app) -> Iterator[str]:
     """The app's base URL (``http://127.0.0.1:PORT``); the server stops, by its own handle, at the end."""
     import uvicorn
 
+    from smear_apps.web.app import server_config
+
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    server = uvicorn.Server(server_config(app, "127.0.0.1", port))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 30

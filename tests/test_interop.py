@@ -9,6 +9,7 @@ import pytest
 
 from smear_env import Game, Rules, check_records, observe, parse_card, seat_view
 from smear_env import env as smear_v0
+from smear_env.actions import PASS
 
 pyspiel = pytest.importorskip("pyspiel", reason="the openspiel extra (make test installs it)")
 rlcard = pytest.importorskip("rlcard", reason="the rlcard extra (make test installs it)")
@@ -200,6 +201,35 @@ def kit_bot_agent(seat: int):
     """A uniform random legal move from an rl_environment time step (the other seats of the DQN test)."""
     rng = np.random.default_rng(seat)
     return lambda time_step: int(rng.choice(time_step.observations["legal_actions"][seat]))
+
+
+@pytest.mark.parametrize("max_hands", [1, 2])
+@pytest.mark.parametrize("kitty_size", [0, 1, 2, 3])
+def test_r16_ismcts_finishes_every_game_the_rule_settings_allow(max_hands, kitty_size):
+    """IS-MCTS as a kit agent on games cut short by R16, every kitty size: a simulation may reach the hand limit
+    with every deal thrown in (R7), a one-hand game with no hand scored, whose margin is 0 (it raised StopIteration
+    there and stopped smear-web's tables)."""
+    from agents.interop import ISMCTSAgent
+
+    rules = Rules(max_hands=max_hands, kitty_size=kitty_size)
+    for seed in range(3):
+        agent = ISMCTSAgent(simulations=4)
+        agent.seed(seed)
+        game = Game(rules, rng=seed)
+        while not game.game_over:
+            seat = game.to_act
+            game.step(agent.act(observe(game, seat), game.action_mask(), seat_view(game, seat)))
+        assert game.hand_index <= max_hands and (game.winner is not None or game.truncated)
+
+
+def test_r7_r16_a_one_hand_game_of_only_thrown_in_deals_ends_with_no_margin():
+    game = pyspiel.load_game("smear", {"max_hands": 1, "one_hand": True})
+    state = game.new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    while not state.is_terminal():
+        state.apply_action(PASS)  # everyone passes: the one hand R16 allows is thrown in
+    assert [r["redeal"] for r in state.records] == [True] and state.returns() == [0.0] * 4
 
 
 def test_openspiel_ismcts_as_an_agent_of_the_kit_arena():

@@ -78,6 +78,18 @@ def test_a_whole_game_through_the_api_sends_nothing_hidden(client, tmp_path):
     assert client.get(f"/api/tables/{state['table']}").status_code == 404
 
 
+@pytest.mark.parametrize(("max_hands", "kitty_size", "seed"), [(1, 0, 7), (1, 2, 5), (2, 0, 7), (2, 2, 4)])
+def test_r16_ismcts_tables_finish_short_games(client, max_hands, kitty_size, seed):
+    """IS-MCTS at every other seat of games cut short by R16: each table starts and plays to the end (these
+    settings and seeds once failed to start or stopped mid-game, the person reading "StopIteration: ")."""
+    rules = {"max_hands": max_hands, "kitty_size": kitty_size}
+    spec = "ismcts:simulations=4"
+    start = client.post("/api/tables", json={"partner": spec, "opponents": spec, "rules": rules, "seed": seed})
+    assert start.status_code == 201, start.text
+    state, _ = play_out(client, start.json(), pick=lambda legal: legal[0])
+    assert state["failed"] is None and state["hands_played"] <= max_hands
+
+
 def test_rule_settings_reach_the_game(client):
     rules = {"kitty_size": 0, "stick_the_dealer": True, "target_score": 5}
     state = client.post("/api/tables", json={"seat": 0, "opponents": "random", "partner": "random", "rules": rules}).json()

@@ -382,11 +382,42 @@ def test_hostile_bodies_get_a_4xx_json_error(path, body, status, message):
         ({"dealer": 9}, "key 'dealer'"),
         ({"hands": "x"}, "key 'hands'"),
         ({"bids": 5}, "key 'bids'"),
+        ({"score_before": []}, "key 'score_before', rule R14"),
+        ({"score_before": [None, None]}, "key 'score_before', rule R14"),
+        ({"score_before": ["0", "0"]}, "key 'score_before', rule R14"),
+        ({"score_before": [0, 0, 0]}, "key 'score_before', rule R14"),
+        ({"score_before": [False, False]}, "key 'score_before', rule R14"),
+        ({"score_before": [10**40, 0]}, "key 'score_before', rule R14"),
+        ({"hand_index": -1}, "key 'hand_index'"),
     ],
 )
 def test_a_broken_record_to_explain_is_refused_by_name(change, message):
     response = client_of().post("/api/explain", json={"record": _record() | change, "agent": "neural"})
     assert response.status_code == 422 and message in response.json()["error"], response.text
+
+
+@pytest.mark.parametrize("score_before", [[], [None, None], ["a", "b"], [1], [True, False], [0.0, 0]])
+def test_a_record_is_checked_one_way_wherever_it_enters(score_before, tmp_path):
+    """The same broken first hand of a game: refused by /api/explain (once a 500), by an upload and by
+    smear-records --check, each naming its key and rule."""
+    from smear_env import RecordError, check_records
+
+    record = next(r for r in run_record_game() if r["hand_index"] == 0) | {"score_before": score_before}
+    client = client_of()
+    explained = client.post("/api/explain", json={"record": record, "agent": "heuristic"})
+    uploaded = client.post("/api/records/upload", content=json.dumps(record).encode() + b"\n")
+    assert (explained.status_code, uploaded.status_code) == (422, 422), (explained.text, uploaded.text)
+    (tmp_path / "r.jsonl").write_text(json.dumps(record) + "\n")
+    with pytest.raises(RecordError) as checked:
+        check_records(tmp_path / "r.jsonl")
+    for refusal in (explained.json()["error"], uploaded.json()["error"], str(checked.value)):
+        assert "key 'score_before'" in refusal and ("R14" in refusal), refusal
+
+
+def run_record_game() -> list[dict]:
+    from agents.arena import run_match
+
+    return run_match("heuristic", "random", games=2, seed=1, keep_records=True).records()
 
 
 def test_a_bad_action_is_400_and_a_huge_one_does_not_fail_the_server():
@@ -462,7 +493,8 @@ def test_an_agent_that_fails_between_turns_stops_the_table_and_nobody_moves_for_
     assert stopped is not None and stopped.status_code == 410  # Gone: the table has stopped for good
     assert "failed at its turn" in stopped.json()["error"] and "abandon it" in stopped.json()["error"]
     state = client.get(f"/api/tables/{table}").json()
-    assert state["failed"] and "RuntimeError: the agent broke" in state["failed"]
+    assert re.search(r"the agent playing for your (left|right)-hand opponent failed", state["failed"]), state["failed"]
+    assert "the agent broke" not in json.dumps(state) and "RuntimeError" not in json.dumps(state)  # its text is the log's
     assert state["view"]["legal_actions"] == []  # nobody's moves offered
     assert state["view"]["to_act"] != 0  # the game stands at the failed agent's turn
     game = tables.get(table).game
@@ -573,6 +605,49 @@ def test_match_records_that_seat_other_agents_are_refused(tmp_path):
     (tmp_path / "other.jsonl").write_text("\n".join(renamed) + "\n")
     response = client_of(Settings(records=tmp_path)).get("/api/match", params={"json": "m.json", "records": "other.jsonl"})
     assert response.status_code == 422 and "agents A and B" in response.json()["error"]
+
+
+def test_an_agent_that_raises_with_its_cards_in_the_message_shows_the_person_none_of_it(tmp_path, monkeypatch, caplog):
+    """An owner-allowed agent raises at its first turn with its hand in the message: the person reads which seat's
+    agent failed, in a player's words; the message stays in the server's log."""
+    (tmp_path / "leaky_agent_smear_test.py").write_text(
+        "from agents import Agent\n"
+        "class Leaks(Agent):\n    def act(self, observation, action_mask, view):\n"
+        "        raise ValueError('holding ' + ' '.join(view.hand))\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    client = client_of(Settings(agents=("leaky_agent_smear_test:Leaks",)))
+    answer = client.post(
+        "/api/tables", json={"seat": 0, "partner": "random", "opponents": "leaky_agent_smear_test:Leaks", "seed": 4}
+    )
+    refusal = answer.json()["error"]
+    assert answer.status_code == 400 and "could not start" in refusal, answer.text
+    assert re.search(r"the agent playing for your (left|right)-hand opponent failed at its turn", refusal), refusal
+    assert "holding" not in refusal and "ValueError" not in refusal and "seat" not in refusal
+    assert any(r.exc_info and "holding" in str(r.exc_info[1]) for r in caplog.records)  # the owner's log keeps it
+
+
+def test_the_servers_own_400_carries_the_security_headers():
+    """A request uvicorn cannot parse (a 200 kB request line) is answered before any app: the answer carries
+    the headers of every other."""
+    import socket
+    from urllib.parse import urlsplit
+
+    from serving import serving
+
+    with serving(create_app()) as url:
+        address = urlsplit(url)
+        with socket.create_connection((address.hostname, address.port), timeout=10) as s:
+            answer = b""
+            try:  # the server answers and closes once the line passes its limit: it may reset the rest of the send
+                s.sendall(b"GET /" + b"a" * 200_000 + b" HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                while chunk := s.recv(65536):
+                    answer += chunk
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+    head = answer.split(b"\r\n\r\n")[0].decode("latin-1").lower()
+    assert head.startswith("http/1.1 400"), head
+    assert "x-frame-options: deny" in head and "frame-ancestors 'none'" in head and "x-content-type-options: nosniff" in head
 
 
 def test_a_server_error_carries_the_security_headers(monkeypatch):

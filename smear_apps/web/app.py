@@ -58,7 +58,7 @@ from smear_env import RecordError, Rules
 from smear_env.records import check_hand
 
 from ..command import cli, refuse
-from .guard import LOOPBACK, Guard
+from .guard import LOOPBACK, Guard, http_protocol
 from .policy import AgentPolicy, Limits
 from .replay import FolderError, RecordsFolder, check_file, explain, match_mismatch, match_swings
 from .shares import BusyError, Share
@@ -535,8 +535,15 @@ def main(argv: list[str] | None = None) -> int:
     import uvicorn
 
     print(f"smear-web: http://{config.host}:{config.port}/ (replays: /replay; Ctrl-C stops it)", file=sys.stderr)
-    uvicorn.run(create_app(settings), host=config.host, port=config.port, log_level="warning")
+    uvicorn.Server(server_config(create_app(settings), config.host, config.port)).run()
     return 0
+
+
+def server_config(app: Starlette, host: str, port: int) -> Any:
+    """uvicorn's settings for serving ``app``: its own 400s carry the security headers too (``guard.http_protocol``)."""
+    import uvicorn
+
+    return uvicorn.Config(app, host=host, port=port, log_level="warning", http=http_protocol())
 
 
 if __name__ == "__main__":

@@ -114,3 +114,22 @@ async def _refuse(send: Send, status: int, message: str) -> None:
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()), *HEADERS]
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
+
+
+def http_protocol() -> type:
+    """uvicorn's h11 protocol, its own 400 for a request it cannot parse (a request line of 200 kB, say) given the
+    headers of every answer: that answer is made before any app, so this door alone never sees it. The pure-Python
+    h11 protocol always, so that what answers does not depend on whether httptools is installed."""
+    import h11
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class GuardedH11Protocol(H11Protocol):
+        def send_400_response(self, msg: str) -> None:
+            body = json.dumps({"error": f"not an HTTP request this server reads ({msg[:100]})"}).encode()
+            headers = [(b"content-type", b"application/json"), (b"connection", b"close"), *HEADERS]
+            for event in (h11.Response(status_code=400, headers=headers, reason=b"Bad Request"), h11.Data(data=body)):
+                self.transport.write(self.conn.send(event))
+            self.transport.write(self.conn.send(h11.EndOfMessage()))
+            self.transport.close()
+
+    return GuardedH11Protocol

@@ -8,6 +8,7 @@ the person goes on; only then do the agents play the next hand.
 
 from __future__ import annotations
 
+import logging
 import secrets
 import threading
 import time
@@ -21,7 +22,7 @@ from agents.base import Agent
 from agents.registry import load_agent
 from smear_env import Game, Phase, Rules, action_name, observe, seat_view
 from smear_env.game import game_label, game_rng, run_entropy
-from smear_env.render import action_words, after_move, announce, point_details, point_rules, view_tally
+from smear_env.render import action_words, after_move, announce, point_details, point_rules, seat_words, view_tally
 
 MAX_TABLES = 200
 """Tables kept at once, all clients together."""
@@ -32,6 +33,7 @@ IDLE_SECONDS = 6 * 3600.0
 EVICTABLE_SECONDS = 15 * 60.0
 """A table nobody touched for this long may make room for a new one (a finished game may at once)."""
 STOPPED = "; this table cannot go on: abandon it and start another"
+log = logging.getLogger("smear-web")
 PERSON = "person"
 """What a table's records call the person's seat among the agents' specs."""
 
@@ -123,12 +125,13 @@ class Table:
                     raise ValueError(f"it answered {str(action)[:40]!r}, not an action id")
                 if int(action) not in game.legal_actions():
                     raise ValueError(f"it chose action {int(action)}, which is not legal")
-            except Exception as e:  # noqa: BLE001 - any fault of an agent stops this table, never the server
-                self.failed = (
-                    f"seat {seat}'s agent ({self.specs[seat][:80]}) failed at its turn ({type(e).__name__}: {str(e)[:200]})"
-                    + STOPPED
-                )
-                self.log.append(f"Seat {seat}'s agent failed; the table has stopped.")
+            except Exception:  # noqa: BLE001 - any fault of an agent stops this table, never the server
+                # The person reads whose agent failed, never the fault's text (an agent may hold its cards in it);
+                # the server's log keeps the fault for the owner.
+                log.exception("table %s: the %s agent at seat %d failed", self.id[:8], self.agents[seat].name, seat)
+                who = seat_words(seat, self.seat)
+                self.failed = f"the agent playing for {who} failed at its turn" + STOPPED
+                self.log.append(f"The agent playing for {who} failed; the table has stopped.")
                 raise AgentFailedError(self.failed) from None
             self._move(seat, int(action))
 
