@@ -365,6 +365,28 @@ def test_a_builtin_config_is_found_by_name_and_a_bad_name_is_refused(tmp_path, c
     assert not list(tmp_path.iterdir())
 
 
+@pytest.mark.parametrize("name", [n for n in __import__("train.config").config.builtin_configs() if n[:4] in ("dmc_", "ppo_")])
+def test_flags_are_applied_before_a_builtin_config_is_checked(name):
+    """Every trainer's built-in config with --max-seconds: the file and the flags are checked together, once
+    (dmc_recipe's learning_rate_end needs a time to fall over, which the flag gives; it was refused before)."""
+    from train.config import parse
+
+    trainer = dmc if name.startswith("dmc_") else ppo
+    given = {"dmc_contracts": ["--init", "dmc", "--chances", "chance"]}.get(name, [])  # what the recipe gives it
+    config, _ = parse(trainer.Config, ["--config", name, "--max-seconds", "45", *given], "test", "test")
+    assert config.max_seconds == 45
+
+
+def test_dmc_recipe_runs_with_max_seconds_and_without_a_time_is_refused_naming_it(tmp_path, capsys):
+    assert dmc.main(["--config", "dmc_recipe", "--max-seconds", "2", "--runs-dir", str(tmp_path), "--eval-games", "2",
+                     "--warmup", "500", "--num-envs", "64", "--num-actors", "0"]) == 0  # fmt: skip
+    assert (tmp_path / "dmc" / "config.yaml").is_file()
+    with pytest.raises(SystemExit) as stop:
+        dmc.main(["--config", "dmc_recipe", "--runs-dir", str(tmp_path / "none")])
+    assert stop.value.code == 2 and "learning_rate_end: needs decay_seconds (or max_seconds)" in capsys.readouterr().err
+    assert not (tmp_path / "none").exists()
+
+
 def test_checkpoints_run_configs_and_match_json_record_the_version(tmp_path):
     import torch
 

@@ -6,12 +6,15 @@ one-line docstring, which ``--help`` shows with the default. ``python -m train.d
 --config FILE.yaml`` takes the file's values as defaults, then ``--FIELD VALUE`` flags
 (``--hidden 256 256``, ``--rules.kitty-size 2``, ``--opponents self=0.8 pimc=0.2``).
 Every value is validated when the config is made, in the process the user started, before
-anything runs.
+anything runs: once, on the file's values and the flags together (a file's value that a flag
+completes, ``learning_rate_end`` with ``--max-seconds``, is no error).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import contextvars
 import dataclasses
 import difflib
 import sys
@@ -30,6 +33,8 @@ from smear_env import Rules, __version__
 from smear_rl.command import read, refuse
 
 SPECIAL_OPPONENTS = ("self", "pool")
+_CHECKED = contextvars.ContextVar("_CHECKED", default=True)
+"""False while the defaults a command line completes are built (:func:`unchecked`)."""
 
 
 def _mix_from_strings(items: list[str]) -> dict[str, float]:
@@ -127,7 +132,8 @@ class RunConfig:
     """the rule settings the games are played under (recorded in every checkpoint)"""
 
     def __post_init__(self) -> None:
-        self.validate()
+        if _CHECKED.get():
+            self.validate()
 
     def validate(self) -> None:
         """Every field checked, with a message naming it and what is allowed (trainers add theirs)."""
@@ -239,6 +245,17 @@ def from_mapping(cls: type[C], values: dict[str, Any]) -> C:
     return cls(**values)
 
 
+@contextlib.contextmanager
+def unchecked() -> typing.Iterator[None]:
+    """Configs made within are not validated: the defaults that flags complete (a ``--config`` file's, a resumed
+    run's), checked once the flags are applied."""
+    token = _CHECKED.set(False)
+    try:
+        yield
+    finally:
+        _CHECKED.reset(token)
+
+
 def to_mapping(config: RunConfig) -> dict[str, Any]:
     """The config as plain values (for YAML and checkpoints), with the kit's version that ran it."""
     values = {"smear_rl_version": __version__, **dataclasses.asdict(config)}
@@ -285,7 +302,8 @@ def _defaults(cls: type[C], named: str | None, resume: str | None, prog: str) ->
             refuse(prog, f"{path}: must be a mapping of config fields")
         values.update(loaded)
     try:
-        return from_mapping(cls, values)
+        with unchecked():  # the flags may complete them: the values are checked with the flags applied
+            return from_mapping(cls, values)
     except (ValueError, TypeError) as e:
         refuse(prog, str(e))
 
