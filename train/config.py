@@ -227,7 +227,8 @@ def from_mapping(cls: type[C], values: dict[str, Any]) -> C:
     values = dict(values)
     legacy = {k: values.pop(k) for k in ("kitty_size",) if k in values}  # the first release's configs
     values.pop("algo", None)
-    values.pop("smear_rl_version", None)  # recorded in every run's config.yaml; not a setting
+    for recorded in ("smear_rl_version", "machine", "chosen"):  # what a run's config.yaml records beside its settings
+        values.pop(recorded, None)
     unknown = sorted(set(values) - set(names))
     if unknown:
         docs = {p.arg_name: p.description for k in cls.__mro__[-2::-1] for p in docstring_parser.parse_from_object(k).params}

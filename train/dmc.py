@@ -25,6 +25,7 @@ Run: ``python -m train.dmc --config dmc_quick [--FIELD VALUE ...]``;
 from __future__ import annotations
 
 import copy
+import dataclasses
 import sys
 import time
 from collections.abc import Callable
@@ -39,6 +40,7 @@ import torch.nn.functional as F  # noqa: N812 - the usual alias
 from agents.chances import Chances
 from smear_env import OBS_DIM
 from smear_nets import NetworkSpec, SuitShuffle, build_network, load_checkpoint, resolve_device
+from smear_nets.device import choose_precision
 from smear_nets.packed import PACKED, pack, unpack
 from smear_nets.shipped import weights_path
 from smear_rl.cluster import need_ray
@@ -94,8 +96,8 @@ class Config(RunConfig):
     """agent-steps after frozen_steps over which anchor_weight falls linearly to 0: held first, then let go, so that the returns decide more and more (0: it never falls)"""
     frozen_steps: int = 0
     """agent-steps at the start in which the games are played by the start network while the learner fits its values to their returns (policy evaluation); only then does the learner's policy play: a run from a distilled network starts from values calibrated to its own play"""
-    precision: Literal["fp32", "bf16"] = "fp32"
-    """the learner's arithmetic: fp32, or bf16 (its matrix products in bfloat16 under autocast, the weights and the loss in fp32: 3-4x the gradient steps on a CPU with AMX, and on a GPU)"""
+    precision: Literal["auto", "fp32", "bf16"] = "fp32"
+    """the learner's and actors' arithmetic: fp32; bf16 (matrix products in bfloat16 under autocast, the weights and the loss in fp32: about 3x the gradient steps on a CPU with AMX, and on a GPU, but many times slower on a CPU without bf16 units); or auto: bf16 where the machine computes it faster (a GPU with bf16, a CPU with AMX or AVX-512 BF16, confirmed by a probe of a fraction of a second), else fp32; the log and config.yaml say which was chosen and why"""
     learning_rate_end: float | None = None
     """the learning rate at the end of decay_seconds of training, reached linearly from learning_rate (none: constant)"""
     decay_seconds: float = 0.0
@@ -418,9 +420,11 @@ def train(config: Config, start: Start | None = None, report: Callable[[dict[str
     if config.chances:
         Chances.load(config.chances)  # a ValueError naming the file before anything runs
     torch.set_num_threads(config.torch_threads)
+    precision, why = choose_precision(config.precision, device)  # after the threads: the probe runs as the learner will
+    asked, config = config, dataclasses.replace(config, precision=precision)  # the run records what was asked
     rng = seed_everything(config.seed)
 
-    with Run(config, start, spec) as run:
+    with Run(asked, start, spec, precision=(precision, why)) as run:
         # ---------------------------------------------------------------- the network and the learner (resumed)
         q = build_network(spec).to(device)
         if start_from is not None:

@@ -59,6 +59,7 @@ from agents.arena import run_match
 from smear_env import Rules, __version__
 from smear_env.files import atomic_write
 from smear_nets import NetworkSpec, build_network, joined, load_checkpoint, save_checkpoint
+from smear_nets.device import machine
 from smear_rl.provenance import kit_commit
 
 from . import chance_table, distill, dmc
@@ -232,7 +233,12 @@ class Recipe:
         }
         if self.resumed:
             self.state["resumes"] += 1
-        leg = {"commit": kit_commit(), "version": __version__, "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+        leg = {
+            "commit": kit_commit(),
+            "version": __version__,
+            "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "machine": machine().to_dict(),  # a leg's speed is its machine's: the CPU's model and vector units
+        }
         self.state["legs"].append({**leg, "at": self.state["elapsed"], "command": command})
         self.clock = Clock(self.state["elapsed"])
         self.sources: list[Path] = []  # what the snapshots copy now: the first of these that exists
@@ -340,6 +346,7 @@ class Recipe:
             + ", ".join(f"{s} {config.share(s) * config.minutes:.1f}" for s in STAGES if config.share(s))
             + f" (minutes); tensorboard --logdir {self.folder}"
         )
+        self.say(f"machine: {machine().line()}")
         self.sources = self.held()
         watcher = threading.Thread(target=self.watch, daemon=True)
         watcher.start()

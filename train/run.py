@@ -34,6 +34,7 @@ from agents.neural import NeuralAgent
 from smear_env.files import atomic_write
 from smear_nets import NetworkSpec, load_checkpoint, save_checkpoint
 from smear_nets.checkpoint import CHECKPOINT
+from smear_nets.device import machine
 
 from .config import RunConfig, Start, to_mapping
 
@@ -89,8 +90,9 @@ class Run:
     schedule and counters that checkpoints keep.
     """
 
-    def __init__(self, config: RunConfig, start: Start, network: NetworkSpec) -> None:
+    def __init__(self, config: RunConfig, start: Start, network: NetworkSpec, precision: tuple[str, str] | None = None) -> None:
         self.config, self.start, self.network = config, start, network
+        self.precision = precision  # the arithmetic the trainer chose for its precision setting, and why
         self.folder = folder_for(config, start)
         self.resumed = load_checkpoint(self.folder) if start.resume else None
         extra = self.resumed.extra if self.resumed else {}
@@ -107,7 +109,11 @@ class Run:
             shutil.rmtree(self.folder)
         self._created = not self.folder.exists()
         self.folder.mkdir(parents=True, exist_ok=True)
-        atomic_write(self.folder / CONFIG, lambda f: yaml.safe_dump(to_mapping(self.config), f, sort_keys=False))
+        here = machine()
+        recorded: dict[str, Any] = {**to_mapping(self.config), "machine": here.to_dict()}
+        if self.precision is not None:
+            recorded["chosen"] = {"precision": self.precision[0], "why": self.precision[1]}  # this leg's choice
+        atomic_write(self.folder / CONFIG, lambda f: yaml.safe_dump(recorded, f, sort_keys=False))
         self.log_file = open(self.folder / LOG, "a", buffering=1)  # noqa: SIM115 - closed in __exit__
         # purge_step: events after the checkpoint's step (written before a kill) are dropped.
         self.writer = SummaryWriter(str(self.folder), purge_step=self.step if self.resumed else None)
@@ -122,6 +128,9 @@ class Run:
         )  # fmt: skip
         what = f"resumed {self.folder} at step {self.step:,}" if self.resumed else f"run {self.folder}"
         self.say(f"{what}; config in {self.folder / CONFIG}; tensorboard --logdir {self.folder.parent}")
+        self.say(f"machine: {here.line()}")
+        if self.precision is not None:
+            self.say(f"precision {self.precision[0]}: {self.precision[1]}")
         return self
 
     def __exit__(self, kind, error, traceback) -> None:
