@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import socket
 import threading
 import time
@@ -45,3 +46,18 @@ def write_match(folder, games: int, seed: int):
     write_records(match.records(), folder / "m.jsonl")
     (folder / "m.json").write_text(json.dumps(match.summary()))
     return match
+
+
+def gated_check(gate, raw: bytes, name: str) -> bytes:
+    """``smear_apps.web.replay.checked_answer`` held at a gate across processes (run in smear-web's checking
+    process): it writes its process id to ``gate/entered``, then waits (30 s at most) for ``gate/release``."""
+    from pathlib import Path
+
+    from smear_apps.web.replay import checked_answer
+
+    gate = Path(gate)
+    (gate / "entered").write_text(str(os.getpid()))
+    deadline = time.monotonic() + 30
+    while not (gate / "release").exists() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return checked_answer(raw, name)

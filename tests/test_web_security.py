@@ -4,10 +4,12 @@ and asserts both the refusal and that the server ran, read, stored or grew nothi
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import sys
 import threading
+import time
 import warnings
 from pathlib import Path
 
@@ -707,36 +709,74 @@ def test_a_real_records_file_costs_a_small_multiple_of_its_size(tmp_path):
     assert peak < 12 * len(body), f"peak {peak / 2**20:.1f} MiB for a {len(body) / 2**20:.1f} MiB file"
 
 
-def test_uploads_at_once_past_the_share_are_told_to_wait(tmp_path, monkeypatch):
+def test_uploads_at_once_past_the_share_are_told_to_wait_and_are_checked_apart_from_the_tables(tmp_path, monkeypatch):
     """A client has one records file checked at a time (the server two): the next is 429 with Retry-After,
-    refused before its body is read."""
+    refused before its body is read; the one under way is checked in a process apart from the server's, and
+    a table plays on meanwhile."""
+    import functools
+
+    from serving import gated_check, serving
+
     import smear_apps.web.app as app_module
 
-    entered, release = threading.Event(), threading.Event()
-    real = app_module.check_file
-
-    def slow(raw, name):
-        entered.set()
-        assert release.wait(30)
-        return real(raw, name)
-
-    monkeypatch.setattr(app_module, "check_file", slow)
-    from serving import serving
-
+    monkeypatch.setattr(app_module, "checked_answer", functools.partial(gated_check, str(tmp_path)))
     from smear_env.records import play_random_games
 
     body = "".join(json.dumps(r) + "\n" for r in play_random_games(Rules(), 1, seed=4)).encode()
-    with serving(create_app(Settings())) as url, httpx.Client(base_url=url, timeout=30) as client:
+    with serving(create_app(Settings())) as url, httpx.Client(base_url=url, timeout=60) as client:
         first: list[httpx.Response] = []
         worker = threading.Thread(target=lambda: first.append(client.post("/api/records/upload", content=body)))
         worker.start()
-        assert entered.wait(30)
+        deadline = time.monotonic() + 60  # the checking process starts first
+        while not (tmp_path / "entered").exists():
+            assert time.monotonic() < deadline, "the check never started"
+            time.sleep(0.02)
         second = client.post("/api/records/upload", content=body)
         assert second.status_code == 429 and int(second.headers["retry-after"]) > 0
         assert "records files under way" in second.json()["error"]
-        release.set()
-        worker.join(30)
+        table = client.post("/api/tables", json={"seed": 3}).json()  # a table plays on while the file is checked
+        legal = table["view"]["legal_actions"][0]["id"]
+        assert client.post(f"/api/tables/{table['table']}/action", json={"action": legal}).status_code == 200
+        (tmp_path / "release").write_text("")
+        worker.join(60)
         assert first and first[0].status_code == 200
+    # The check ran in a process of its own, not in a thread of the server's (which holds the tables' loop): a move's
+    # latency at another table does not depend on the uploads (benchmarks/web_limits.py measures it: docs/web.md).
+    assert int((tmp_path / "entered").read_text()) != os.getpid()
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads the processes' children from /proc (Linux)")
+def test_no_checking_process_outlives_a_killed_server():
+    """smear-web killed (SIGKILL: it cannot stop its processes) after a records file was checked: the checking
+    process it started ends by itself within seconds."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_web", Path(__file__).parent.parent / "benchmarks" / "bench_web.py")
+    assert spec and spec.loader
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    from smear_env.records import play_random_games
+
+    body = "".join(json.dumps(r) + "\n" for r in play_random_games(Rules(), 1, seed=4)).encode()
+    server, url = bench.start_server(None)
+    try:
+        assert httpx.post(f"{url}/api/records/upload", content=body, timeout=60).status_code == 200
+        started = [int(c) for task in Path(f"/proc/{server.pid}/task").iterdir() for c in (task / "children").read_text().split()]
+        assert started, "no checking process"
+    finally:
+        server.kill()  # by its handle
+        server.wait(10)
+    deadline = time.monotonic() + 15
+    while any(Path(f"/proc/{pid}").exists() and "zombie" not in _state(pid) for pid in started):
+        assert time.monotonic() < deadline, f"processes {started} outlived the server"
+        time.sleep(0.2)
+
+
+def _state(pid: int) -> str:
+    try:
+        return next(line for line in Path(f"/proc/{pid}/status").read_text().splitlines() if line.startswith("State:")).lower()
+    except (OSError, StopIteration):
+        return "zombie"
 
 
 def test_explanations_have_their_own_share_and_never_hold_up_a_table(tmp_path, monkeypatch):

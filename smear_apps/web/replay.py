@@ -27,6 +27,9 @@ class FolderError(Exception):
         super().__init__(message)
         self.status = status
 
+    def __reduce__(self) -> tuple[type, tuple[int, str]]:  # raised in a checking process, re-raised in the server's
+        return FolderError, (self.status, str(self))
+
 
 class RecordsFolder:
     """The one folder the replay may read (``smear-web --records DIR``): a name is a path inside it, never
@@ -159,6 +162,30 @@ def check_file(raw: bytes, name: str) -> CheckedFile:
     if not lines:
         raise FolderError(422, f"{name}: no records in it")
     return CheckedFile(name, lines, hands)
+
+
+def checked_answer(raw: bytes, name: str) -> bytes:
+    """The answer to a records file (``{"name", "records"}``), checked: what a checking process returns."""
+    return check_file(raw, name).answer()
+
+
+def match_answer(summary_raw: bytes, summary_name: str, records_raw: bytes, records_name: str) -> bytes:
+    """The answer to an arena match (its summary, its checked records and the deal sets that swung most), or a
+    FolderError (422) naming what is wrong: the summary is not one, or the records are not its own."""
+    try:
+        summary = json.loads(summary_raw)
+    except (ValueError, RecursionError) as e:
+        raise FolderError(422, f"{summary_name}: not JSON ({str(e)[:200]}); give the file of smear-eval --json") from None
+    if not isinstance(summary, dict) or "win_rate" not in summary or "agents" not in summary:
+        raise FolderError(422, f"{summary_name}: not a match summary (smear-eval --json writes one)")
+    loaded = check_file(records_raw, records_name)
+    mismatch = match_mismatch(summary, loaded.hands)
+    if mismatch:
+        raise FolderError(422, f"{records_name} is not the records of the match {summary_name}: {mismatch}")
+    try:
+        return loaded.answer(summary=summary, swings=match_swings(loaded.hands))
+    except ValueError:  # a NaN or infinity in the summary
+        raise FolderError(422, f"{summary_name}: holds a number JSON does not allow (NaN or infinity)") from None
 
 
 def explain(record: dict[str, Any], agent: Agent) -> list[dict[str, Any]]:
