@@ -680,13 +680,16 @@ def test_an_upload_of_empty_objects_is_refused_at_its_first_line_without_buildin
     """31 MiB of ``{}`` lines: refused at line 1 (not a record), the file never parsed into objects."""
     import tracemalloc
 
+    from smear_apps.web.replay import FolderError, checked_answer
+
     body = b"{}\n" * (31 * 2**20 // 3)
-    client = client_of()
-    tracemalloc.start()
-    response = client.post("/api/records/upload", content=body)
+    response = client_of().post("/api/records/upload", content=body)
+    assert response.status_code == 422 and "line 1" in response.json()["error"]
+    tracemalloc.start()  # the check itself, as its process runs it
+    with pytest.raises(FolderError, match="line 1"):
+        checked_answer(body, "upload.jsonl")
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
-    assert response.status_code == 422 and "line 1" in response.json()["error"]
     assert peak < 4 * len(body), f"peak {peak / 2**20:.0f} MiB for a {len(body) / 2**20:.0f} MiB upload"
 
 
@@ -694,18 +697,20 @@ def test_a_real_records_file_costs_a_small_multiple_of_its_size(tmp_path):
     """A valid file of many records: the answer is built from the lines as sent, not from a parsed copy."""
     import tracemalloc
 
+    from smear_apps.web.replay import checked_answer
     from smear_env import Rules
     from smear_env.records import play_random_games
 
     records = play_random_games(Rules(), 60, seed=2)
     body = "".join(json.dumps(r) + "\n" for r in records).encode()
-    client = client_of()
-    tracemalloc.start()
-    response = client.post("/api/records/upload", content=body)
-    peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
+    response = client_of().post("/api/records/upload", content=body)
     assert response.status_code == 200 and len(response.json()["records"]) == len(records)
     assert response.json()["records"] == records
+    tracemalloc.start()  # the check itself, as its process runs it
+    answer = checked_answer(body, "upload.jsonl")
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert json.loads(answer)["records"] == records
     assert peak < 12 * len(body), f"peak {peak / 2**20:.1f} MiB for a {len(body) / 2**20:.1f} MiB file"
 
 
