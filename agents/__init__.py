@@ -1,7 +1,7 @@
 """Agents for smear-rl behind one interface, found by a registry, and the arena that plays them against each other."""
 
 from .base import Agent
-from .registry import RENAMED, AgentEntry, load_agent, register, registered, rename, spec_help
+from .registry import AgentEntry, load_agent, register, registered, spec_help
 
 # The built-in agents: an id, where the class is, what a spec may say to it.
 NETWORK_OPTIONS = {"device": str, "any_rules": bool, "suits": int}  # every network agent's (agents.neural)
@@ -62,9 +62,4 @@ register(
     options={"simulations": int, "uct_c": float, "rollouts": int},
     summary="OpenSpiel's information-set MCTS over the hand in progress (pip install 'smear-rl[openspiel]')",
 )
-# 0.2.0's names of the shipped networks as agents of their own: accepted for this release, with a warning.
-rename("dmc", "neural:dmc")
-rename("distilled", "neural:distilled")
-rename("chance", "neural:chance")
-
-__all__ = ["RENAMED", "Agent", "AgentEntry", "load_agent", "register", "registered", "rename", "spec_help"]
+__all__ = ["Agent", "AgentEntry", "load_agent", "register", "registered", "spec_help"]

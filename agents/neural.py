@@ -4,9 +4,7 @@ One agent, its weights named by its spec: ``neural`` plays the shipped network (
 own values averaged over the orders of the suits; docs/research), ``neural:NAME`` any other shipped
 network by its name (``neural:distilled``, ``neural:chance``, ``neural:dmc``: ``smear_nets.shipped``),
 ``neural:PATH`` a checkpoint, ``neural:A+B+...`` the mean of several Q-networks' values (an output
-ensemble; each a path or a shipped name, ``neural:chance+runs/x/checkpoint.pt``). The names 0.2.0 gave
-the shipped networks as agents of their own (``dmc``, ``distilled``, ``chance``) still work for this
-release, with a warning that names the new spelling (``agents.RENAMED``). Options ``device=``
+ensemble; each a path or a shipped name, ``neural:chance+runs/x/checkpoint.pt``). Options ``device=``
 (``auto``, ``cpu``, ``cuda``, ``cuda:N``), ``any_rules=true`` (play under rule settings
 the network was not trained for) and ``suits=K`` (the values averaged over K orders of the suits, ``smear_nets.SuitMean``,
 1 to 24; by default the checkpoint's own ``suits``, else 1: the network alone). Decisions are batched: ``act_batch`` sends a whole batch

@@ -14,7 +14,6 @@ import importlib
 import importlib.util
 import inspect
 import math
-import warnings
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -55,8 +54,6 @@ class AgentEntry:
 
 
 _REGISTRY: dict[str, AgentEntry] = {}
-RENAMED: dict[str, str] = {}
-"""Retired agent ids and the spec that replaced each (``dmc`` -> ``neural:dmc``): still accepted, with a warning."""
 _discovered = False  # whether the entry points were looked up
 
 
@@ -71,12 +68,6 @@ def register(
 ) -> None:
     """Make ``id`` a spec for the agent class at ``entry_point`` (``"module:Class"``); one line per agent."""
     _REGISTRY[id] = AgentEntry(id, entry_point, argument, dict(options or {}), summary, dict(files or {}))
-
-
-def rename(old: str, new: str) -> None:
-    """Retire the id ``old``: a spec ``old[:ARGS]`` becomes ``new`` with the same options, and warns (a
-    ``DeprecationWarning`` naming the new spelling) for the release that keeps it."""
-    RENAMED[old] = new
 
 
 def registered() -> list[AgentEntry]:
@@ -111,12 +102,6 @@ def parse_spec(spec: str) -> tuple[AgentEntry, dict[str, Any]]:
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"agent spec {spec!r}: expected one of {spec_help()}")
     name, _, rest = spec.strip().partition(":")
-    if name in RENAMED:
-        new = RENAMED[name] + ("," + rest if rest else "")
-        warnings.warn(
-            f"agent spec {spec!r}: {name!r} is now spelled {RENAMED[name]!r}: {new!r}", DeprecationWarning, stacklevel=3
-        )
-        return parse_spec(new)
     entries = {e.id: e for e in registered()}
     entry = entries.get(name)
     if entry is None:

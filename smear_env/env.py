@@ -237,12 +237,6 @@ class raw_env(AECEnv):
         """``Discrete(NUM_ACTIONS)``, the same for every agent (the mask says which are legal)."""
         return self.action_spaces[agent]
 
-    @property
-    def episode(self) -> str:
-        """0.3.0's name of ``episode_mode`` (one name for one setting in every env; this one warns)."""
-        warnings.warn("raw_env.episode is now spelled episode_mode", DeprecationWarning, stacklevel=2)
-        return self.episode_mode
-
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         """Start a new episode; ``seed`` seeds the deals (the same seed, the same cards)."""
         if seed is not None or self._entropy is None:

@@ -255,19 +255,12 @@ def test_match_workers_share_the_cores_between_them():
         assert [pool.submit(_torch_threads).result() for _ in range(2)] == [1, 1]
 
 
-@pytest.mark.parametrize(
-    ("old", "new"), [("dmc", "neural:dmc"), ("distilled:suits=4", "neural:distilled,suits=4"), ("chance", "neural:chance")]
-)
-def test_the_retired_network_ids_still_load_with_a_warning_that_names_the_new_spelling(old, new):
-    """0.2.0 named three shipped networks as agents of their own; one network agent now names its weights."""
-    import torch
-
-    with pytest.warns(DeprecationWarning, match=f"is now spelled '{new.partition(',')[0]}'"):
-        retired = load_agent(old)
-    current = load_agent(new)
-    assert retired.path == current.path and retired.suits == current.suits and retired.name == old
-    for mine, theirs in zip(retired.network.state_dict().values(), current.network.state_dict().values(), strict=True):
-        assert torch.equal(mine, theirs)
+@pytest.mark.parametrize("old", ["dmc", "distilled:suits=4", "chance"])
+def test_the_retired_network_ids_are_gone(old):
+    """0.2.0 named three shipped networks as agents of their own; 0.3.0 read them with a warning; 0.4.0 has one
+    network agent that names its weights (``neural:dmc``; CHANGELOG.md's table of old names)."""
+    with pytest.raises(ValueError, match="not a built-in agent|cannot import module 'distilled'"):
+        load_agent(old)
     assert old.partition(":")[0] not in {e.id for e in registered()}  # not offered any more, only accepted
 
 

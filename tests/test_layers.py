@@ -135,42 +135,37 @@ def test_a_checkpoint_of_the_first_release_still_loads(tmp_path):
     assert load_agent(f"neural:{tmp_path / 'old.pt'}").network is not None
 
 
-MOVED = [
+GONE = [
+    # 0.3.0's names that 0.4.0 no longer has (CHANGELOG.md: "Old names and new"): no alias, no shim.
+    ("nets", "smear_nets"),
+    ("nets.shipped", "smear_nets.shipped"),
+    ("apps", "smear_apps"),
+    ("apps.web.app", "smear_apps.web.app"),
     ("agents.ray_cluster", "smear_rl.cluster"),
     ("smear_env.extras", "smear_rl.extras"),
     ("train.chances", "train.chance_table"),
     ("train.export", "train.tools.export"),
     ("train.exploit", "train.tools.exploit"),
     ("train.sweep", "train.tools.sweep"),
-    ("nets", "smear_nets"),
-    ("nets.shipped", "smear_nets.shipped"),
-    ("apps", "smear_apps"),
-    ("apps.web.app", "smear_apps.web.app"),
+    ("smear_rl.moved", None),
 ]
 
 
-@pytest.mark.parametrize(("old", "new"), MOVED)
-def test_a_moved_module_still_imports_by_its_old_name_with_a_warning(old, new):
-    """0.3.0's import paths work for one release: the new module itself, and a DeprecationWarning naming it."""
+@pytest.mark.parametrize(("old", "new"), GONE)
+def test_an_old_module_name_is_gone_and_its_new_one_imports(old, new):
     import importlib
+
+    with pytest.raises(ModuleNotFoundError):
+        importlib.import_module(old)
+    if new is not None:
+        importlib.import_module(new)
+
+
+def test_no_finder_aliases_a_name_in_this_process():
+    """No meta-path finder of the kit's maps one module name onto another."""
     import sys
 
-    parts = old.split(".")
-    for name in (".".join(parts[:i]) for i in range(1, len(parts) + 1)):  # the old names imported before: aliases
-        if name in sys.modules and sys.modules[name].__name__ != name:
-            del sys.modules[name]
-    with pytest.warns(DeprecationWarning, match=new.partition(".")[0]):
-        module = importlib.import_module(old)
-    assert module is importlib.import_module(new)
-
-
-def test_a_moved_command_still_runs_by_its_old_name_with_a_warning():
-    import subprocess
-    import sys
-
-    done = subprocess.run([sys.executable, "-m", "train.export", "--help"], capture_output=True, text=True, cwd=ROOT)
-    assert done.returncode == 0 and "--contracts" in done.stdout, done.stderr
-    assert "now python -m train.tools.export" in done.stderr
+    assert not [f for f in sys.meta_path if type(f).__module__.split(".")[0] in ("smear_rl", "smear_env", "agents", "train")]
 
 
 def test_the_trainers_import_no_tool():

@@ -248,7 +248,7 @@ def test_bad_config_values_fail_before_anything_starts_and_leave_no_folder(tmp_p
     bad_device = ["--device", "cuda:0"] if not torch.cuda.is_available() else ["--device", "tpu"]
     for flags, message in [
         (["--learning-rate", "-1"], "learning_rate=-1.0: must be above 0"),
-        (["--rules.kitty-size", "7"], "kitty_size=7: allowed values are 0 to 3"),
+        (["--kitty-size", "7"], "kitty_size=7: allowed values are 0 to 3"),
         (["--opponents", "self=1", "nobody=1"], "not a built-in agent"),
         (["--opponents", "self=-1"], "weights must be 0 or more"),
         (bad_device, "device="),
@@ -483,12 +483,12 @@ def test_r1_a_decision_shuffled_by_the_suits_is_the_relabelled_game_s_decision()
     assert len(orders_seen) > 5  # the orders are drawn, not one
 
 
-def test_trainer_flags_are_flat_read_after_the_config_file_and_old_spellings_still_read():
-    """tyro's flags, flat: ``--kitty-size`` (``--rules.kitty-size`` as 0.2.0 spelled it), mixes as SPEC=WEIGHT,
+def test_trainer_flags_are_flat_and_read_after_the_config_file():
+    """tyro's flags, flat: ``--kitty-size`` (0.2.0's ``--rules.kitty-size`` no longer), mixes as SPEC=WEIGHT,
     sizes as ``64,64`` or ``64 64``; a --config file's values stay for every flag not given."""
     from train.config import parse
 
-    argv = ["--config", "dmc_quick", "--kitty-size", "2", "--rules.target-score", "11", "--opponents", "self=0.8",
+    argv = ["--config", "dmc_quick", "--kitty-size", "2", "--target-score", "11", "--opponents", "self=0.8",
             "pimc=0.2", "--hidden", "64,64", "--no-augment-suits", "--seed", "5"]  # fmt: skip
     config, start = parse(dmc.Config, argv, "DMC", "python -m train.dmc")
     assert config.rules.kitty_size == 2 and config.rules.target_score == 11 and config.hidden == (64, 64)

@@ -50,6 +50,20 @@ def installed(tmp_path_factory) -> tuple[Path, Path]:
     return wheel, venv / "bin"
 
 
+LAYOUT = {"smear_env", "agents", "train"}
+"""The top-level names the layout asks for; the kit's other packages are named smear_*."""
+
+
+def test_the_wheel_installs_the_layouts_names_and_the_smear_packages_only(installed):
+    """No generic name (0.3.0's wheel also installed nets and apps, aliases that collide with any project's own)."""
+    wheel, _ = installed
+    with zipfile.ZipFile(wheel) as z:
+        top = {name.split("/")[0] for name in z.namelist() if not name.split("/")[0].endswith(".dist-info")}
+        top_level = {n for n in z.namelist() if n.endswith("top_level.txt")}
+        listed = set(z.read(top_level.pop()).decode().split()) if top_level else top
+    assert top == listed == LAYOUT | {"smear_rl", "smear_nets", "smear_apps"}, top
+
+
 def test_the_wheel_carries_the_weights_and_the_builtin_configs(installed):
     wheel, _ = installed
     names = zipfile.ZipFile(wheel).namelist()
@@ -58,8 +72,6 @@ def test_the_wheel_carries_the_weights_and_the_builtin_configs(installed):
     assert {"train/configs/dmc_quick.yaml", "train/configs/ppo_quick.yaml", "train/configs/sweep_dmc.yaml"} <= set(names)
     assert {"smear_apps/web/static/table.html", "smear_apps/web/static/table.js", "smear_apps/web/static/table.css"} <= set(names)
     assert not [n for n in names if n.startswith(("tests/", "docs/", "notebooks/", "configs/"))]
-    # 0.3.0's package names, for one release: nothing under them but the alias to the new name
-    assert sorted(n for n in names if n.startswith(("nets/", "apps/"))) == ["apps/__init__.py", "nets/__init__.py"]
 
 
 def test_the_installed_package_plays_trains_and_evaluates_from_anywhere(installed, tmp_path):

@@ -4,7 +4,7 @@ config from YAML files and the command line (tyro, a flag for each field).
 A trainer's ``Config`` extends :class:`RunConfig` with its own fields, each with a type and a
 one-line docstring, which ``--help`` shows with the default. ``python -m train.dmc
 --config FILE.yaml`` takes the file's values as defaults, then ``--FIELD VALUE`` flags
-(``--hidden 256 256``, ``--rules.kitty-size 2``, ``--opponents self=0.8 pimc=0.2``).
+(``--hidden 256 256``, ``--kitty-size 2``, ``--opponents self=0.8 pimc=0.2``).
 Every value is validated when the config is made, in the process the user started, before
 anything runs: once, on the file's values and the flags together (a file's value that a flag
 completes, ``learning_rate_end`` with ``--max-seconds``, is no error).
@@ -225,7 +225,6 @@ def from_mapping(cls: type[C], values: dict[str, Any]) -> C:
     """A config from a mapping (a YAML file's); unknown keys and bad values raise ValueError naming them."""
     names = [f.name for f in dataclasses.fields(cls)]
     values = dict(values)
-    legacy = {k: values.pop(k) for k in ("kitty_size",) if k in values}  # the first release's configs
     values.pop("algo", None)
     for recorded in ("smear_rl_version", "machine", "chosen"):  # what a run's config.yaml records beside its settings
         values.pop(recorded, None)
@@ -240,7 +239,7 @@ def from_mapping(cls: type[C], values: dict[str, Any]) -> C:
         rules = rules.to_dict()
     if not isinstance(rules, dict):
         raise ValueError(f"config rules={rules!r}: a mapping of rule settings, e.g. {{kitty_size: 2}}")
-    values["rules"] = Rules.from_dict({**rules, **legacy})
+    values["rules"] = Rules.from_dict(rules)
     if isinstance(values.get("hidden"), (list, str)):
         values["hidden"] = parse_sizes(values["hidden"], "config hidden")
     return cls(**values)
@@ -273,11 +272,6 @@ class Start:
     resume: Path | None = None
     force: bool = False
     suffix: bool = False
-
-
-def _strip_old_spellings(argv: list[str]) -> list[str]:
-    """0.2.0's trainers spelled the rule flags ``--rules.kitty-size``; they are still read, as ``--kitty-size``."""
-    return ["--" + a.removeprefix("--rules.") if a.startswith("--rules.") else a for a in argv]
 
 
 def _defaults(cls: type[C], named: str | None, resume: str | None, prog: str) -> C:
@@ -318,7 +312,7 @@ def parse(cls: type[C], argv: list[str] | None, description: str, prog: str) -> 
     kept for the flags not given are a ``--config`` file's, then a resumed run's own config; those two
     options are looked up before tyro reads the rest, as the defaults it shows depend on them.
     """
-    args = _strip_old_spellings(sys.argv[1:] if argv is None else list(argv))
+    args = sys.argv[1:] if argv is None else list(argv)
     first = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
     first.add_argument("--config")
     first.add_argument("--resume")
@@ -367,7 +361,7 @@ def cli(cls: type[T], argv: list[str] | None, description: str, prog: str) -> T:
     """A command's config from its flags, by tyro: a flag per field of the dataclass ``cls`` with its
     docstring and default, flat (``--kitty-size``), ``--version`` as every command has it; a value that does
     not read or that the config refuses (a ``ValueError`` from its checks) is an error naming it, exit 2."""
-    args = _strip_old_spellings(sys.argv[1:] if argv is None else list(argv))
+    args = sys.argv[1:] if argv is None else list(argv)
     return _parse(cls, args, description, prog, None, []).settings
 
 

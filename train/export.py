@@ -1,6 +1,0 @@
-"""``train.export`` is :mod:`train.tools.export` (the tools apart from the trainers): this name still imports it and runs
-it as a command, with a warning, for one release."""
-
-from smear_rl.moved import moved
-
-moved("train.export", "train.tools.export", run=__name__ == "__main__")
