@@ -6,12 +6,12 @@ engine; :func:`seat_view` what a seat may know; ``smear_env.records`` hand recor
 
 from .actions import NUM_ACTIONS, action_name, action_table, parse_action
 from .cards import ALL_CARDS, card_str, parse_card
-from .env import env, raw_env
 from .game import Game, IllegalActionError, Phase
 from .observer import OBS_DIM, STATE_DIM, encode, layout_table, observe, state
 from .records import RecordError, check_records, read_records, write_records
 from .render import render_table
 from .rules import Rules
+from .smear_v0 import env, raw_env
 from .vector import SmearVectorEnv
 from .view import DealSampler, SeatView, TrickView, sample_game, seat_view
 

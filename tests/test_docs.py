@@ -28,7 +28,7 @@ def test_readme_is_a_front_page():
 def test_env_docstring_carries_the_layout():
     import sys
 
-    doc = sys.modules["smear_env.env"].__doc__
+    doc = sys.modules["smear_env.smear_v0"].__doc__
     assert smear_env.layout_table().splitlines()[1] in doc
     assert f"({smear_env.OBS_DIM},)" in doc
 

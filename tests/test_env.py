@@ -33,6 +33,31 @@ def test_pettingzoo_api_test_one_hand_episodes():
     api_test(smear_env.env(episode="hand", reward="margin", kitty_size=0), num_cycles=500)
 
 
+def test_smear_v0_is_a_versioned_module_as_pettingzoos_classic_games_are():
+    """``from smear_env import smear_v0; smear_v0.env()``, as ``from pettingzoo.classic import texas_holdem_v4``;
+    ``smear_env.env`` is the same function."""
+    from smear_env import smear_v0
+
+    assert smear_v0.env is smear_env.env and smear_v0.raw_env is smear_env.raw_env
+    environment = smear_v0.env()
+    assert environment.metadata["name"] == smear_v0.__name__.rpartition(".")[2] == "smear_v0"
+    assert not environment.metadata["is_parallelizable"] and not hasattr(smear_v0, "parallel_env")  # turns, not steps
+    api_test(smear_v0.env(), num_cycles=200)
+
+
+def test_the_order_checks_are_pettingzoos_own():
+    """Our order wrapper says what PettingZoo's OrderEnforcingWrapper says, through PettingZoo's own logger."""
+    from pettingzoo.utils import wrappers
+
+    from smear_env import smear_v0
+
+    for make in (smear_v0.env, lambda: wrappers.OrderEnforcingWrapper(smear_v0.raw_env())):
+        with pytest.raises(AssertionError, match="reset\\(\\) needs to be called before step"):
+            make().step(0)  # a step before reset: the stock wrapper's error
+        with pytest.raises((AssertionError, AttributeError), match="before reset|reset\\(\\) needs to be called"):
+            make().last()  # the stock wrapper's AttributeError, or the error of PettingZoo's observe() before reset
+
+
 def test_pettingzoo_seed_test():
     seed_test(smear_env.env, num_cycles=1000)
 

@@ -1,7 +1,12 @@
 """``smear_v0``: Four Point Northeastern Wisconsin Smear as a PettingZoo AEC environment.
 
+A versioned module, as PettingZoo's classic games are (``from pettingzoo.classic import texas_holdem_v4``):
+``from smear_env import smear_v0; env = smear_v0.env()``, or ``smear_env.env()``, the same function. It has
+``env`` (wrapped) and ``raw_env``; no ``parallel_env``: players take turns, so a step of all at once does not
+exist (``metadata["is_parallelizable"]`` is False, as in PettingZoo's classic games).
+
 ====================  ==========================================================
-Import                ``import smear_env; env = smear_env.env()``
+Import                ``from smear_env import smear_v0; env = smear_v0.env()``
 Agents                ``player_0`` .. ``player_3`` (seats 0-3; teams 0/2 and 1/3)
 Action space          ``Discrete(72)`` (table below; ``smear_env.actions``)
 Observation space     ``Dict(observation=Box(-1, 1, ({obs_dim},), float32), action_mask=Box(0, 1, (72,), int8))``
@@ -68,6 +73,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.env_logger import EnvLogger
 
 from .actions import NUM_ACTIONS, action_name
 from .core import team_reward
@@ -100,7 +106,10 @@ def env(illegal_action: str = "terminate", **kwargs: Any) -> AECEnv:
 class TerminateIllegal(wrappers.BaseWrapper):
     """PettingZoo classic's ``TerminateIllegalWrapper`` for a game of partners: an illegal move ends the
     episode, the offender's team gets ``illegal_reward`` (both partners: rewards are team-shared), the
-    other team 0, and a warning names the seat, the move and the legal moves."""
+    other team 0, and a warning names the seat, the move and the legal moves.
+
+    Ours, not PettingZoo's: theirs gives the penalty to the offender alone, and here partners share every reward.
+    """
 
     def __init__(self, environment: AECEnv, illegal_reward: float = -1.0) -> None:
         super().__init__(environment)
@@ -131,11 +140,11 @@ class TerminateIllegal(wrappers.BaseWrapper):
 
 
 class OrderEnforcing(wrappers.OrderEnforcingWrapper):
-    """PettingZoo's order checks, reading the raw env's state directly.
+    """PettingZoo's order checks (its ``OrderEnforcingWrapper``, the same errors and warnings), reading the raw
+    env's state directly.
 
-    The stock wrapper runs ``AECEnv.last`` on itself, paying an attribute forward for
-    each of the fields it reads (through every wrapper in between); that was a quarter of
-    a random-play step.
+    Ours, not the stock one: that runs ``AECEnv.last`` on itself, an attribute forwarded through every wrapper for
+    each field it reads: random play ran at 0.65x this wrapper's speed with it (2026-12-07).
     """
 
     def __init__(self, environment: AECEnv) -> None:
@@ -147,16 +156,16 @@ class OrderEnforcing(wrappers.OrderEnforcingWrapper):
 
     def last(self, observe: bool = True):
         if not self._has_reset:
-            wrappers.order_enforcing.EnvLogger.error_observe_before_reset()
+            EnvLogger.error_observe_before_reset()
         return self._raw.last(observe)
 
     def step(self, action) -> None:
         # The stock checks, reading the raw env's attributes directly rather than through __getattr__.
         if not self._has_reset:
-            wrappers.order_enforcing.EnvLogger.error_step_before_reset()
+            EnvLogger.error_step_before_reset()
         elif not self._raw.agents:
             self._has_updated = True
-            wrappers.order_enforcing.EnvLogger.warn_step_after_terminated_truncated()
+            EnvLogger.warn_step_after_terminated_truncated()
         else:
             self._has_updated = True
             self.env.step(action)
