@@ -1,6 +1,7 @@
 """Agents for smear-rl behind one interface, found by a registry, and the arena that plays them against each other."""
 
 from .base import Agent
+from .envs import single_agent_env
 from .registry import AgentEntry, load_agent, register, registered, spec_help
 
 # The built-in agents: an id, where the class is, what a spec may say to it.
@@ -62,4 +63,4 @@ register(
     options={"simulations": int, "uct_c": float, "rollouts": int},
     summary="OpenSpiel's information-set MCTS over the hand in progress (pip install 'smear-rl[openspiel]')",
 )
-__all__ = ["Agent", "AgentEntry", "load_agent", "register", "registered", "spec_help"]
+__all__ = ["Agent", "AgentEntry", "load_agent", "register", "registered", "single_agent_env", "spec_help"]

@@ -12,11 +12,12 @@ import argparse
 import numpy as np
 from sb3_contrib import MaskablePPO
 
+from agents import single_agent_env
 from smear_env.single_agent import SmearSingleAgentEnv
 
 
 def make_env() -> SmearSingleAgentEnv:
-    return SmearSingleAgentEnv(seat=0, partner="heuristic", opponents="random", episode="hand", reward="margin")
+    return single_agent_env(seat=0, partner="heuristic", opponents="random", episode="hand", reward="margin")
 
 
 def evaluate(policy, episodes: int, seed: int) -> float:

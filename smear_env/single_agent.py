@@ -6,8 +6,8 @@ is the same ``Discrete(72)``; ``action_masks()`` gives the legal actions (the in
 ``sb3_contrib.MaskablePPO`` reads) and ``info`` carries ``action_mask`` too. The other seats
 act inside ``step`` until it is the learner's turn again. ``partner`` and ``opponents``
 are agent objects (anything with ``act(observation, action_mask, seat_view)``, such as an
-``agents.Agent``) or, for convenience, agent spec strings (``"heuristic"``, ``"pimc"``),
-resolved through the ``smear_rl`` entry point that the ``agents`` package installs.
+``agents.Agent``): the rules package loads no agents. ``agents.single_agent_env(partner="heuristic",
+opponents="random", ...)`` builds this env from agent spec strings.
 
 Rewards are the learner team's, as in ``smear_v0`` (``reward=`` game, hand or margin); an
 episode is a game or a hand (``episode=``; a one-hand episode ends on the finished hand).
@@ -19,7 +19,6 @@ instead. A ``step`` after the episode ended raises; call ``reset()``.
 
 from __future__ import annotations
 
-from importlib.metadata import entry_points
 from typing import Any, Protocol
 
 import gymnasium as gym
@@ -39,17 +38,6 @@ class Player(Protocol):
     def act(self, observation: np.ndarray, action_mask: np.ndarray, view: SeatView) -> int: ...
 
 
-def load_player(spec: str) -> Player:
-    """An agent from a spec string, through the ``smear_rl`` entry point ``load_agent`` (``agents.load_agent``)."""
-    found = entry_points(group="smear_rl", name="load_agent")
-    if not found:
-        raise ValueError(
-            f"agent spec {spec!r}: no agent loader is installed (the smear_rl entry point load_agent); "
-            "install the project (pip install -e .) or pass agent objects"
-        )
-    return next(iter(found)).load()(spec)
-
-
 class SmearSingleAgentEnv(gym.Env):
     """One learning seat against agents (see the module docstring)."""
 
@@ -57,9 +45,9 @@ class SmearSingleAgentEnv(gym.Env):
 
     def __init__(
         self,
-        seat: int = 0,
-        partner: Player | str = "heuristic",
-        opponents: Player | str = "random",
+        seat: int,
+        partner: Player,
+        opponents: Player,
         episode: str = "game",
         reward: str = "margin",
         illegal_action: str = "terminate",
@@ -79,9 +67,13 @@ class SmearSingleAgentEnv(gym.Env):
         self.seat = seat
         self.episode_mode, self.reward_mode, self.render_mode = episode, reward, render_mode
         self._mode = REWARDS.index(reward)
-        partner_agent = load_player(partner) if isinstance(partner, str) else partner
-        opponent_agent = load_player(opponents) if isinstance(opponents, str) else opponents
+        partner_agent, opponent_agent = partner, opponents
         for agent in (partner_agent, opponent_agent):
+            if isinstance(agent, str):
+                raise ValueError(
+                    f"{agent!r} is an agent spec: the rules package loads no agents; pass an agent object, or build "
+                    f"the env with agents.single_agent_env(partner=..., opponents=...), which reads specs"
+                )
             if not callable(getattr(agent, "act", None)):
                 raise ValueError(f"{agent!r} is not an agent: it needs act(observation, action_mask, view)")
             check = getattr(agent, "check_rules", None)

@@ -34,14 +34,44 @@ FRAMEWORKS = {"pyspiel", "open_spiel", "rlcard"}
 ADAPTERS = {"openspiel_game", "rlcard_env", "interop"}  # the only modules that import OpenSpiel or RLCard (optional)
 
 
+def entry_point_groups() -> dict[str, set[str]]:
+    """Each entry-point group the kit's pyproject declares and the top-level packages its entries load."""
+    import tomllib
+
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"].get("entry-points", {})
+    return {group: {value.split(":")[0].split(".")[0] for value in entries.values()} for group, entries in declared.items()}
+
+
 def imports_of(path: Path) -> set[str]:
+    """The top-level packages a file imports: by ``import``, by ``importlib.import_module("name")`` of a literal, and
+    by ``entry_points(group="G")`` of a group the kit declares (what its entries load): no hidden arrow."""
     names = set()
+    groups = entry_point_groups()
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Import):
             names.update(alias.name.split(".")[0] for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             names.add(node.module.split(".")[0])
+        elif isinstance(node, ast.Call):
+            called = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+            literal = [a.value for a in node.args[:1] if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+            if called == "import_module" and literal:
+                names.add(literal[0].split(".")[0])
+            if called == "entry_points":
+                group = [k.value.value for k in node.keywords if k.arg == "group" and isinstance(k.value, ast.Constant)]
+                names.update(groups.get(group[0], set()) if group else set())
     return names
+
+
+def test_the_import_reader_sees_importlib_and_entry_points(tmp_path):
+    hidden = tmp_path / "hidden.py"
+    hidden.write_text('import importlib\nimportlib.import_module("agents.registry")\n')
+    assert "agents" in imports_of(hidden)
+    groups = entry_point_groups()
+    for group, packages in groups.items():
+        hidden.write_text(f"from importlib.metadata import entry_points\nentry_points(group={group!r})\n")
+        assert packages <= imports_of(hidden)
+    assert "smear_rl" not in groups  # 0.3.0's arrow from smear_env up to agents (load_agent) is gone
 
 
 @pytest.mark.parametrize("layer", sorted(ALLOWED))
