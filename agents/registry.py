@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from smear_rl.extras import missing
+from smear_rl.quoting import SPEC_CHARS, quoted
 
 from .base import Agent
 
@@ -100,14 +101,14 @@ def parse_spec(spec: str) -> tuple[AgentEntry, dict[str, Any]]:
     what was wrong. A spec that names no registered agent gives an entry whose ``entry_point`` is the spec's
     own ``file.py:Class`` or ``module:Class`` (``AgentEntry.builtin`` tells the two apart)."""
     if not isinstance(spec, str) or not spec.strip():
-        raise ValueError(f"agent spec {spec!r}: expected one of {spec_help()}")
+        raise ValueError(f"agent spec {quoted(spec, SPEC_CHARS)}: expected one of {spec_help()}")
     name, _, rest = spec.strip().partition(":")
     entries = {e.id: e for e in registered()}
     entry = entries.get(name)
     if entry is None:
         if not rest:
             raise ValueError(
-                f"agent spec {spec!r}: not a built-in agent ({', '.join(entries)}); "
+                f"agent spec {quoted(spec, SPEC_CHARS)}: not a built-in agent ({', '.join(entries)}); "
                 "for your own agent give file.py:ClassName or module:ClassName"
             )
         class_name, *items = rest.split(",")
@@ -142,19 +143,25 @@ def _arguments(spec: str, entry: AgentEntry, items: list[str]) -> dict[str, Any]
         key, eq, value = item.partition("=")
         if not eq:
             if entry.argument is None or entry.argument in kwargs:
-                raise ValueError(f"agent spec {spec!r}: bad option {item!r}; allowed are {_allowed(entry)}")
+                raise ValueError(f"agent spec {quoted(spec, SPEC_CHARS)}: bad option {item!r}; allowed are {_allowed(entry)}")
             kwargs[entry.argument] = item
             continue
         if key not in entry.options:
-            raise ValueError(f"agent spec {spec!r}: bad option {item!r}; allowed are {_allowed(entry)}")
+            raise ValueError(f"agent spec {quoted(spec, SPEC_CHARS)}: bad option {item!r}; allowed are {_allowed(entry)}")
         kind = entry.options[key]
         try:
             kwargs[key] = _parse_bool(value) if kind is bool else kind(value)
         except ValueError:
-            raise ValueError(f"agent spec {spec!r}: option {key} needs a {kind.__name__}, got {value[:40]!r}") from None
+            raise ValueError(
+                f"agent spec {quoted(spec, SPEC_CHARS)}: option {key} needs {KINDS.get(kind, kind.__name__)}, got {quoted(value)}"
+            ) from None
         if kind is float and not math.isfinite(kwargs[key]):
-            raise ValueError(f"agent spec {spec!r}: option {key} needs a finite number, got {value[:40]!r}")
+            raise ValueError(f"agent spec {quoted(spec, SPEC_CHARS)}: option {key} needs a finite number, got {quoted(value)}")
     return kwargs
+
+
+KINDS = {int: "a whole number (such as 20)", float: "a number (such as 0.5)", bool: "true or false", str: "a name"}
+"""An option's type in a refusal's words."""
 
 
 def _allowed(entry: AgentEntry) -> str:
@@ -175,7 +182,7 @@ def _import(entry_point: str, spec: str) -> Any:
     if module_name.endswith(".py"):
         path = Path(module_name)
         if not path.is_file():
-            raise ValueError(f"agent spec {spec!r}: file {module_name} does not exist")
+            raise ValueError(f"agent spec {quoted(spec, SPEC_CHARS)}: file {module_name} does not exist")
         module_spec = importlib.util.spec_from_file_location(path.stem, path)
         assert module_spec is not None and module_spec.loader is not None
         module = importlib.util.module_from_spec(module_spec)
@@ -184,11 +191,11 @@ def _import(entry_point: str, spec: str) -> Any:
         try:
             module = importlib.import_module(module_name)
         except ImportError as e:
-            extra = missing(e, f"agent spec {spec!r}")
+            extra = missing(e, f"agent spec {quoted(spec, SPEC_CHARS)}")
             if extra is not None:
                 raise extra from None
-            raise ValueError(f"agent spec {spec!r}: cannot import module {module_name!r} ({e})") from None
+            raise ValueError(f"agent spec {quoted(spec, SPEC_CHARS)}: cannot import module {module_name!r} ({e})") from None
     found = getattr(module, attribute, None)
     if found is None:
-        raise ValueError(f"agent spec {spec!r}: {module_name} has no {attribute!r}")
+        raise ValueError(f"agent spec {quoted(spec, SPEC_CHARS)}: {module_name} has no {attribute!r}")
     return found

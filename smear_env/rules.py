@@ -7,6 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from smear_rl.quoting import quoted
+
 
 @dataclass(frozen=True)
 class Rules:
@@ -34,16 +36,16 @@ class Rules:
         def need_int(name: str, low: int, high: int) -> None:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int):
-                raise ValueError(f"rule setting {name}={value!r}: must be an int from {low} to {high}")
+                raise ValueError(f"rule setting {name}={quoted(value)}: must be a whole number from {low} to {high}")
             if not low <= value <= high:
-                raise ValueError(f"rule setting {name}={value!r}: allowed values are {low} to {high}")
+                raise ValueError(f"rule setting {name}={quoted(value)}: allowed values are {low} to {high}")
 
         need_int("kitty_size", 0, 3)
         need_int("target_score", 1, 1000)
         need_int("max_hands", 1, 1_000_000)
         for name in ("stick_the_dealer", "high_low_in_play", "win_only_on_made_bid"):
             if not isinstance(getattr(self, name), bool):
-                raise ValueError(f"rule setting {name}={getattr(self, name)!r}: must be true or false")
+                raise ValueError(f"rule setting {name}={quoted(getattr(self, name))}: must be true or false")
         if self.defender_cap is not None:
             need_int("defender_cap", 1, 1000)
 

@@ -40,7 +40,7 @@ def test_load_agent_errors_name_the_problem(tmp_path):
         load_agent("missing.py:Agent")
     with pytest.raises(ValueError, match="bad option"):
         load_agent("pimc:depth=3")
-    with pytest.raises(ValueError, match="needs a int"):
+    with pytest.raises(ValueError, match="needs a whole number"):
         load_agent("pimc:samples=many")
     with pytest.raises(ValueError, match="cannot import module"):
         load_agent("no_such_module_here:Agent")

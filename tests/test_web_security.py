@@ -422,6 +422,34 @@ def run_record_game() -> list[dict]:
     return run_match("heuristic", "random", games=2, seed=1, keep_records=True).records()
 
 
+@pytest.mark.parametrize(
+    ("body", "field", "words"),
+    [
+        ({"opponents": "pimc:samples=nan"}, "samples", "a whole number"),
+        ({"opponents": "pimc:samples=1e3"}, "samples", "a whole number"),
+        ({"opponents": "pimc:samples=" + "9" * 5000}, "samples", "5,000 characters"),
+        ({"opponents": "pimc:seconds=inf"}, "seconds", "a finite number"),
+        ({"partner": "search:blend=" + "1" * 5000}, "blend", "5,000 characters"),
+        ({"rules": {"target_score": "9" * 5000}}, "target_score", "a whole number from 1 to 1000"),
+        ({"rules": {"kitty_size": 99999999999}}, "kitty_size", "0 to 3"),
+    ],
+)
+def test_a_refusal_names_the_field_and_quotes_a_short_prefix_of_the_value(body, field, words):
+    answer = client_of().post("/api/tables", json=body)
+    message = answer.json()["error"]
+    assert answer.status_code == 400 and field in message and words in message, message
+    assert len(message) < 400 and "a int" not in message and message.count("agent spec") <= 1, message
+
+
+def test_a_number_of_thousands_of_digits_is_refused_in_a_clients_words():
+    answer = client_of().post(
+        "/api/tables", content=b'{"seed": ' + b"9" * 5000 + b"}", headers={"content-type": "application/json"}
+    )
+    message = answer.json()["error"]
+    assert answer.status_code == 400 and "a number of more than 4,300 digits" in message
+    assert "set_int_max_str_digits" not in message
+
+
 def test_a_bad_action_is_400_and_a_huge_one_does_not_fail_the_server():
     client = client_of()
     state = client.post("/api/tables", json={"seed": 2}).json()

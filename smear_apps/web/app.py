@@ -63,7 +63,7 @@ from smear_env.records import check_hand
 from ..command import cli, refuse
 from .guard import LOOPBACK, Guard, http_protocol
 from .policy import AgentPolicy, Limits
-from .replay import FolderError, RecordsFolder, checked_answer, explain, match_answer
+from .replay import FolderError, RecordsFolder, checked_answer, explain, json_fault, match_answer
 from .shares import BusyError, Share
 from .tables import MAX_PER_CLIENT, MAX_TABLES, AgentFailedError, Table, TableError, Tables, TablesFullError
 
@@ -145,7 +145,7 @@ async def body_of(request: Request, limit: int = MAX_BODY) -> dict[str, Any]:
     except RecursionError:
         raise HTTPException(400, "the body is not JSON this server reads (nested too deeply)") from None
     except ValueError as e:  # not JSON, not UTF-8, or a number of more digits than Python converts
-        raise HTTPException(400, f"the body is not JSON this server reads ({str(e)[:200]})") from None
+        raise HTTPException(400, f"the body is not JSON this server reads ({json_fault(e)})") from None
     if not isinstance(value, dict):
         raise HTTPException(400, "the body must be a JSON object")
     return value

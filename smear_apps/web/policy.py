@@ -19,6 +19,7 @@ from typing import Any
 
 from agents.base import Agent
 from agents.registry import AgentEntry, load_agent, make_agent, parse_spec, registered
+from smear_rl.quoting import SPEC_CHARS, quoted
 
 _ABSOLUTE = re.compile(r"(?<![\w.])(?:/[^\s'\",:()\[\]]+)+")
 
@@ -72,7 +73,7 @@ class AgentPolicy:
     def build(self, spec: Any, role: str = "agent") -> Agent:
         """The agent of a request's ``spec``; a :class:`SpecRefusedError` naming what was wrong and what is allowed."""
         if not isinstance(spec, str) or not spec.strip():
-            raise SpecRefusedError(f"{role} {spec!r}: an agent spec such as heuristic, pimc, neural or search")
+            raise SpecRefusedError(f"{role} {self._spec(spec)}: an agent spec such as heuristic, pimc, neural or search")
         spec = spec.strip()
         shown: dict[str, str] = {}  # server paths in a message -> what the request called them
         try:
@@ -83,26 +84,27 @@ class AgentPolicy:
         except SpecRefusedError:
             raise
         except Exception as e:  # noqa: BLE001 - an agent's constructor may raise anything; the client gets the gist
-            raise SpecRefusedError(self._scrub(f"{role} {spec!r}: {e}", shown)) from None
+            said = str(e).removeprefix(f"agent spec {quoted(spec, SPEC_CHARS)}: ")  # the spec named once
+            raise SpecRefusedError(f"{role} {self._spec(spec)}: {self._scrub(said, shown)}") from None
 
     def _checked(self, spec: str, role: str, shown: dict[str, str]) -> tuple[AgentEntry, dict[str, Any]]:
         entry, kwargs = parse_spec(spec)
         if not entry.builtin:
             own = ", ".join(e.id for e in registered() if e.builtin)
             raise SpecRefusedError(
-                f"{role} {spec!r}: this server plays only its built-in agents ({own}) and the specs its owner allowed "
+                f"{role} {self._spec(spec)}: this server plays only its built-in agents ({own}) and the specs its owner allowed "
                 "(smear-web --agent SPEC); a request cannot load a file or a module"
             )
         if not self._vetted(entry):  # its argument is a file this policy has no list of names for (rlcard:PATH)
             raise SpecRefusedError(
-                f"{role} {spec!r}: {entry.id} reads its {entry.argument} from a file of any kind, which a request cannot "
+                f"{role} {self._spec(spec)}: {entry.id} reads its {entry.argument} from a file of any kind, which a request cannot "
                 "name: its owner may allow the whole spec (smear-web --agent SPEC)"
             )
         if "device" in kwargs:
-            raise SpecRefusedError(f"{role} {spec!r}: device= is this server's choice, not a request's: leave it out")
+            raise SpecRefusedError(f"{role} {self._spec(spec)}: device= is this server's choice, not a request's: leave it out")
         for key, cap in self.limits.caps().items():
             if key in kwargs and not kwargs[key] <= cap:
-                raise SpecRefusedError(f"{role} {spec!r}: {key}={kwargs[key]} is over this server's limit of {cap}")
+                raise SpecRefusedError(f"{role} {self._spec(spec)}: {key}={kwargs[key]} is over this server's limit of {cap}")
         for key, names in entry.files.items():
             if key in kwargs:
                 kwargs[key] = self._file(spec, role, key, str(kwargs[key]), names, shown)
@@ -117,7 +119,9 @@ class AgentPolicy:
         """A file option's value with each path made the absolute path of a file inside the folders."""
         members = value.split("+") if key == "path" else [value]
         if len(members) > self.limits.members:
-            raise SpecRefusedError(f"{role} {spec!r}: {len(members)} networks, over this server's limit of {self.limits.members}")
+            raise SpecRefusedError(
+                f"{role} {self._spec(spec)}: {len(members)} networks, over this server's limit of {self.limits.members}"
+            )
         resolved = []
         for member in members:
             if member in names:
@@ -131,7 +135,7 @@ class AgentPolicy:
                     else "no file (its owner named no checkpoint folder: smear-web --checkpoints DIR)"
                 )
                 raise SpecRefusedError(
-                    f"{role} {spec!r}: {member!r} is not offered by this server: give {', '.join(names)} or {where}"
+                    f"{role} {self._spec(spec)}: {member!r} is not offered by this server: give {', '.join(names)} or {where}"
                 )
             shown[str(found)] = member
             resolved.append(str(found))
@@ -152,6 +156,11 @@ class AgentPolicy:
             if path.is_relative_to(folder) and path.is_file():
                 return path
         return None
+
+    @staticmethod
+    def _spec(spec: str) -> str:
+        """A request's spec as a refusal quotes it (the request's own words: whole, unless it is very long)."""
+        return quoted(spec, SPEC_CHARS)
 
     def _scrub(self, message: str, shown: dict[str, str]) -> str:
         """``message`` with the server's paths replaced by what the request called them, and any other by ``<path>``."""

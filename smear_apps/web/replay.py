@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -111,6 +112,15 @@ class CheckedFile:
         return b"{" + head + b'"name":' + json.dumps(self.name).encode() + b',"records":[' + b",".join(self.lines) + b"]}"
 
 
+def json_fault(error: Exception) -> str:
+    """Why a text is not JSON this server reads, in a client's words (Python's own advice to raise its digit limit,
+    sys.set_int_max_str_digits, is for the server's owner, not for a client)."""
+    text = str(error)
+    if "Exceeds the limit" in text and "digits" in text:
+        return f"a number of more than {sys.get_int_max_str_digits():,} digits"
+    return text[:200]
+
+
 def _no_constant(name: str) -> None:
     raise ValueError(f"{name} is not a number JSON allows")
 
@@ -140,7 +150,7 @@ def check_file(raw: bytes, name: str) -> CheckedFile:
         except RecursionError:
             raise FolderError(422, f"{name}: line {number}: not a record (nested too deeply)") from None
         except ValueError as e:  # not JSON, not UTF-8, NaN, or a number of more digits than Python converts
-            raise FolderError(422, f"{name}: line {number}: not JSON ({str(e)[:200]})") from None
+            raise FolderError(422, f"{name}: line {number}: not JSON ({json_fault(e)})") from None
         if not isinstance(record, dict):
             raise FolderError(422, f"{name}: line {number}: a record must be a JSON object")
         game_id = record.get("game_id")
@@ -175,7 +185,7 @@ def match_answer(summary_raw: bytes, summary_name: str, records_raw: bytes, reco
     try:
         summary = json.loads(summary_raw)
     except (ValueError, RecursionError) as e:
-        raise FolderError(422, f"{summary_name}: not JSON ({str(e)[:200]}); give the file of smear-eval --json") from None
+        raise FolderError(422, f"{summary_name}: not JSON ({json_fault(e)}); give the file of smear-eval --json") from None
     if not isinstance(summary, dict) or "win_rate" not in summary or "agents" not in summary:
         raise FolderError(422, f"{summary_name}: not a match summary (smear-eval --json writes one)")
     loaded = check_file(records_raw, records_name)
