@@ -59,22 +59,29 @@ def children(pid: int) -> list[int]:
     return found + [g for c in found for g in children(c)]
 
 
+def sending(url: str, body: bytes, at_once: int) -> tuple[list[threading.Thread], list[tuple[int, float]]]:
+    """``at_once`` clients uploading ``body``, each in a thread, started; the threads and, as they end, each
+    answer's status and seconds."""
+    answers: list[tuple[int, float]] = []
+
+    def send() -> None:
+        started = time.perf_counter()
+        with httpx.Client(base_url=url, timeout=600) as client:
+            status = client.post("/api/records/upload", content=body).status_code
+        answers.append((status, time.perf_counter() - started))
+
+    threads = [threading.Thread(target=send) for _ in range(at_once)]
+    for t in threads:
+        t.start()
+    return threads, answers
+
+
 def uploads(source: Path | None, at_once: int) -> dict:
     server, url = start_server(source)
     try:
         before = memory(server.pid)["VmRSS"]
         body = b"{}\n" * (UPLOAD_MIB * 2**20 // 3)
-        answers: list[tuple[int, float]] = []
-
-        def send() -> None:
-            started = time.perf_counter()
-            with httpx.Client(base_url=url, timeout=600) as client:
-                status = client.post("/api/records/upload", content=body).status_code
-            answers.append((status, time.perf_counter() - started))
-
-        threads = [threading.Thread(target=send) for _ in range(at_once)]
-        for t in threads:
-            t.start()
+        threads, answers = sending(url, body, at_once)
         for t in threads:
             t.join()
         peak = memory(server.pid)["VmHWM"]
@@ -153,17 +160,7 @@ def moves_during_uploads(source: Path | None, at_once: int, body: bytes) -> dict
     try:
         with httpx.Client(base_url=url, timeout=600) as client:
             table = client.post("/api/tables", json={"seed": 3, "partner": "random", "opponents": "random"}).json()
-            answers: list[tuple[int, float]] = []
-
-            def send() -> None:
-                started = time.perf_counter()
-                with httpx.Client(base_url=url, timeout=600) as c:
-                    status = c.post("/api/records/upload", content=body).status_code
-                answers.append((status, time.perf_counter() - started))
-
-            senders = [threading.Thread(target=send) for _ in range(at_once)]
-            for t in senders:
-                t.start()
+            senders, answers = sending(url, body, at_once)
             moves, reads = [], []
             state, began = table, time.perf_counter()
             while (any(t.is_alive() for t in senders) if senders else time.perf_counter() - began < 10) and len(moves) < 5000:
