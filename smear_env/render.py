@@ -161,10 +161,20 @@ def seat_words(seat: int, me: int) -> str:
     return ("you", "your left-hand opponent", "your partner", "your right-hand opponent")[(seat - me) % 4]
 
 
-def announce(game: Game, seat: int, action: int, me: int, faces: bool = False) -> str:
+def _who(seat: int, me: int, relative: bool) -> str:
+    """``seat`` said to ``me``: "you", else by where it sits from ``me`` (``relative``) or by its number."""
+    return seat_words(seat, me) if relative or seat == me else f"seat {seat}"
+
+
+def _capital(words: str) -> str:
+    return words[:1].upper() + words[1:]
+
+
+def announce(game: Game, seat: int, action: int, me: int, faces: bool = False, relative: bool = False) -> str:
     """What the table sees of ``seat``'s move, said to ``me`` (called before the move is made); cards by their
-    codes (``TH``, what a terminal player types) or, with ``faces``, as their faces show them (``10\u2665``)."""
-    who = "You" if seat == me else f"Seat {seat}"
+    codes (``TH``, what a terminal player types) or, with ``faces``, as their faces show them (``10\u2665``);
+    the other seats by number, or with ``relative`` by where they sit ("Your partner", :func:`seat_words`)."""
+    who = _capital(_who(seat, me, relative))
     name = (lambda card: card_face(card_str(card))) if faces else card_str
     if game.phase == Phase.BID:
         return f"{who}: {action_name(action)}"
@@ -178,9 +188,9 @@ def announce(game: Game, seat: int, action: int, me: int, faces: bool = False) -
     return f"{who} played {name(action - PLAY_BASE)}"
 
 
-def after_move(game: Game, seat: int, action: int, me: int, faces: bool = False) -> list[str]:
+def after_move(game: Game, seat: int, action: int, me: int, faces: bool = False, relative: bool = False) -> list[str]:
     """What the table learns from ``seat``'s move beyond the move itself: a trick won, a kitty
-    picked up (called before the move is made); ``faces`` as for :func:`announce`."""
+    picked up (called before the move is made); ``faces`` and ``relative`` as for :func:`announce`."""
     lines = []
     name = (lambda card: card_face(card_str(card))) if faces else card_str
     many = faces_text if faces else cards_text
@@ -188,7 +198,7 @@ def after_move(game: Game, seat: int, action: int, me: int, faces: bool = False)
         plays = [*game.trick, (seat, action - PLAY_BASE)]
         assert game.trump is not None
         winner = trick_winner(plays, game.trump)
-        who = "you" if winner == me else f"seat {winner}"
+        who = _who(winner, me, relative)
         team = "your team" if team_of(winner) == team_of(me) else "the other team"
         lines.append(f"Trick {len(game.tricks) + 1} won by {who} with {name(dict(plays)[winner])} ({team}).")
     ends_bidding = game.phase == Phase.BID and (seat == game.dealer or action == bid_action(MAX_BID))
@@ -199,7 +209,8 @@ def after_move(game: Game, seat: int, action: int, me: int, faces: bool = False)
             picked = many([card_str(c) for c in game.kitty[:k]])
             lines.append(f"You are the bidder; you pick up from the kitty: {picked}")
         else:
-            lines.append(f"Seat {bidder} is the bidder and picks up {k} kitty card(s) face down.")
+            cards = f"{k} kitty card{'' if k == 1 else 's'}"
+            lines.append(f"{_capital(_who(bidder, me, relative))} is the bidder and picks up {cards} face down.")
     return lines
 
 

@@ -90,6 +90,17 @@ def test_r16_ismcts_tables_finish_short_games(client, max_hands, kitty_size, see
     assert state["failed"] is None and state["hands_played"] <= max_hands
 
 
+def test_the_log_names_the_seats_as_a_player_at_the_table_does(client):
+    """No seat numbers in what the person reads of the moves: "you", "your partner", "your left-hand opponent"
+    (who plays after you) and "your right-hand opponent"."""
+    state = client.post("/api/tables", json={"seat": 1, "seed": 8}).json()
+    state, _ = play_out(client, state, pick=lambda legal: legal[0])
+    lines = state["log"]
+    assert lines and not [line for line in lines if re.search(r"\b[Ss]eat \d", line)], lines
+    assert re.match(r"Hand \d+: (you deal|your (partner|left-hand opponent|right-hand opponent) deals)\.$", lines[0])
+    assert "card(s)" not in " ".join(lines)
+
+
 def test_rule_settings_reach_the_game(client):
     rules = {"kitty_size": 0, "stick_the_dealer": True, "target_score": 5}
     state = client.post("/api/tables", json={"seat": 0, "opponents": "random", "partner": "random", "rules": rules}).json()

@@ -88,7 +88,7 @@ class Table:
         self.game = Game(rules, game_rng(entropy, 0, 0), game_id=game_label(entropy, 0, 0))
         for other, agent in self.agents.items():
             agent.seed([entropy % 2**63, other])
-        self.log: list[str] = [f"Hand {self.game.hand_index + 1}: seat {self.game.dealer} deals."]
+        self.log: list[str] = [self._deals()]
         self.summary: dict[str, Any] | None = None
         self.failed: str | None = None
         """Why the table stopped for good (an agent failed), or None while it plays."""
@@ -102,10 +102,16 @@ class Table:
         """The state as of the last finished move: what a GET answers without waiting for agents that think."""
 
     # ------------------------------------------------------------------ moves
+    def _deals(self) -> str:
+        """The log's first line of a hand: who deals, said to the person ("Hand 2: you deal.")."""
+        dealer = self.game.dealer
+        who = "you deal" if dealer == self.seat else f"{seat_words(dealer, self.seat)} deals"
+        return f"Hand {self.game.hand_index + 1}: {who}."
+
     def _move(self, seat: int, action: int) -> None:
         game = self.game
-        self.log.append(announce(game, seat, action, self.seat, faces=True))
-        learnt = after_move(game, seat, action, self.seat, faces=True)
+        self.log.append(announce(game, seat, action, self.seat, faces=True, relative=True))
+        learnt = after_move(game, seat, action, self.seat, faces=True, relative=True)
         before = len(game.records)
         game.step(action)
         self.log.extend(learnt)
@@ -167,7 +173,7 @@ class Table:
             raise TableError("no hand summary to leave: it is a move that is expected")
         self.summary = None
         if not self.game.game_over:
-            self.log = [f"Hand {self.game.hand_index + 1}: seat {self.game.dealer} deals."]  # this hand's moves only
+            self.log = [self._deals()]  # this hand's moves only
         self._play_on()
 
     def _play_on(self) -> None:
