@@ -204,6 +204,7 @@ def after_move(game: Game, seat: int, action: int, me: int, faces: bool = False,
     ends_bidding = game.phase == Phase.BID and (seat == game.dealer or action == bid_action(MAX_BID))
     if ends_bidding and (action != PASS or game.bidder is not None):
         bidder = seat if action != PASS else game.bidder
+        assert bidder is not None  # a pass ends the bidding with a bidder only when there is one
         k = game.rules.kitty_size
         if bidder == me:
             picked = many([card_str(c) for c in game.kitty[:k]])
