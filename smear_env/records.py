@@ -82,10 +82,10 @@ def _cards(value: Any, line: int, key: str, count: int | None) -> list[int]:
         raise RecordError(line, key, "R1", str(e)) from None
 
 
-def _scores(value: Any, line: int, key: str, hand_index: int) -> list[int]:
-    """Two ints, the teams' scores before hand ``hand_index``: a hand moves a score by at most 4 (R13, R14)."""
+def _scores(value: list[Any], line: int, key: str, hand_index: int) -> list[int]:
+    """A list's two ints, the teams' scores before hand ``hand_index``: a hand moves a score by at most 4 (R13, R14)."""
     reach = 4 * hand_index
-    if not (isinstance(value, list) and len(value) == 2 and all(isinstance(v, int) and not isinstance(v, bool) for v in value)):
+    if not (len(value) == 2 and all(isinstance(v, int) and not isinstance(v, bool) for v in value)):
         raise RecordError(line, key, "R14", f"is {str(value)[:60]}; it must be a list of 2 ints, the teams' scores")
     if any(abs(v) > reach for v in value):
         raise RecordError(

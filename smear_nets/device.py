@@ -20,7 +20,7 @@ Arithmetic = Literal["fp32", "bf16"]
 """What a precision setting comes to on a machine."""
 BF16_UNITS = ("AMX", "AVX-512 BF16")
 """The CPU features that compute bf16 matrix products fast; without one, torch's bf16 runs many times slower than
-fp32 (29x on a 2-core AMD EPYC with AVX2 only: docs/training.md, "Precision")."""
+fp32 (29x on a 2-core AMD EPYC with AVX2 only: docs/training.md, "Arithmetic and the suits")."""
 _FLAGS = {"avx2": "AVX2", "avx512f": "AVX-512", "avx512_bf16": "AVX-512 BF16", "amx_bf16": "AMX"}
 
 
