@@ -47,8 +47,9 @@ napoleon_numpy_docstring = False
 # torch, gymnasium, the standard library) have no inventory offline, so they are not checked.
 nitpick_ignore_regex = [
     ("py:.*", r"^(?!(smear_env|agents|smear_nets|train)\b).*"),
-    ("py:class", r"train\.config\.[CT]"),
-]  # type variables
+    ("py:class", r"train\.config\.[CT]"),  # type variables
+    ("py:class", r"smear_env\.rules\.Annotated"),  # typing.Annotated, named by Sphinx after the type it wraps (Flat[Rules])
+]
 
 html_theme = "furo"
 html_title = f"smear-rl {release}"

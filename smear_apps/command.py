@@ -3,7 +3,7 @@ around its body: its options read from a config dataclass by tyro (:func:`cli`),
 reported as one line (:func:`command`).
 
 A config's fields are its options, each with the docstring under it as its help: flat (a nested
-``rules: Rules`` gives ``--kitty-size``, ``tyro.conf.OmitArgPrefixes``), booleans as ``--x`` / ``--no-x``,
+``rules: Flat[Rules]`` gives ``--kitty-size``: ``smear_rl.command.Flat``), booleans as ``--x`` / ``--no-x``,
 positional where the field says ``tyro.conf.Positional``. A value that does not read, or that the
 config's checks refuse (a ``ValueError`` from ``__post_init__``), is one line naming it, exit status 2.
 """

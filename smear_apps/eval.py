@@ -16,6 +16,7 @@ from smear_env import Rules
 from smear_env.files import atomic_write
 from smear_env.records import write_records
 from smear_rl.cluster import need_ray
+from smear_rl.command import Flat
 from smear_rl.extras import MissingExtraError, need
 
 from .command import cli, command, refuse
@@ -96,7 +97,7 @@ class Config:
     """auto, cpu, cuda or cuda:N: where agents with a device option (neural) run, unless their spec says"""
     no_progress: Annotated[bool, FlagCreatePairsOff] = False
     """no progress bar"""
-    rules: Rules = field(default_factory=Rules)
+    rules: Flat[Rules] = field(default_factory=Rules)
     """the rule settings the matches are played under"""
 
     def __post_init__(self) -> None:

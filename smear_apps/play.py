@@ -22,6 +22,7 @@ from smear_env.actions import DISCARD_BASE, PLAY_BASE
 from smear_env.game import game_label, game_rng, run_entropy, team_of
 from smear_env.records import write_records
 from smear_env.render import after_move, announce, explain_hand, render_view
+from smear_rl.command import Flat
 from smear_rl.extras import MissingExtraError
 
 from .command import cli, command, refuse
@@ -134,7 +135,7 @@ class Config:
     """seed of the deals (none: random)"""
     records: Annotated[str | None, arg(metavar="FILE.jsonl")] = None
     """write the game's hand records here when it ends"""
-    rules: Rules = field(default_factory=Rules)
+    rules: Flat[Rules] = field(default_factory=Rules)
     """the rule settings of the game"""
 
 

@@ -13,6 +13,7 @@ from smear_env import Rules
 from smear_env.records import RecordError, check_records, play_random_games, write_records
 from smear_env.render import describe_hand
 from smear_env.vector import play_random_games_vector
+from smear_rl.command import Flat
 
 from .command import cli, command
 
@@ -33,7 +34,7 @@ class Config:
     """print one line per hand"""
     engine: Literal["single", "vector"] = "single"
     """the single-game engine, or the batched engine (the same deals; its random players draw other moves)"""
-    rules: Rules = field(default_factory=Rules)
+    rules: Flat[Rules] = field(default_factory=Rules)
     """the rule settings the games are played under"""
 
     def __post_init__(self) -> None:

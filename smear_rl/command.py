@@ -2,7 +2,8 @@
 (``smear_apps.command``) alike.
 
 :func:`read` is tyro's reading of a config dataclass, a flag per field with the docstring under it as its help,
-flat (a nested ``rules: Rules`` gives ``--kitty-size``: ``tyro.conf.OmitArgPrefixes``), and ``--version``; a value
+a nested config's flags under its name (a recipe's ``exit: Exit`` gives ``--exit.teacher``) unless it is marked
+:data:`Flat` (the rules: ``rules: Flat[Rules]`` gives ``--kitty-size``), and ``--version``; a value
 that does not read, or that the config's checks refuse (a ``ValueError`` from ``__post_init__``), is
 :func:`refuse`'s one line naming it, exit status 2.
 """
@@ -10,11 +11,13 @@ that does not read, or that the config's checks refuse (a ``ValueError`` from ``
 from __future__ import annotations
 
 import sys
-from typing import NoReturn, TypeVar, cast
+from typing import Annotated, NoReturn, TypeVar, cast
 
 import tyro
 
 T = TypeVar("T")
+Flat = Annotated[T, tyro.conf.OmitArgPrefixes]
+"""A nested config whose flags are flat: ``rules: Flat[Rules]`` gives ``--kitty-size``, not ``--rules.kitty-size``."""
 
 
 def refuse(prog: str, message: str) -> NoReturn:
@@ -30,9 +33,7 @@ def read(cls: type[T], args: list[str], prog: str, description: str, version: st
         print(f"{prog} {version}")
         raise SystemExit(0)
     try:
-        config = tyro.cli(
-            cls, args=args, prog=prog, description=description, default=default, config=(tyro.conf.OmitArgPrefixes,)
-        )
+        config = tyro.cli(cls, args=args, prog=prog, description=description, default=default)
         return cast(T, config)
     except (ValueError, TypeError) as e:
         refuse(prog, str(e))

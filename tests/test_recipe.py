@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
+import yaml
 
 from smear_nets import load_checkpoint
 from smear_rl.provenance import kit_commit
@@ -20,7 +21,7 @@ from train.recipe import STAGES, Config, main
 pytestmark = pytest.mark.xdist_group("recipe")
 
 TINY = [
-    "--minutes", "0.9", "--workers", "1", "--table-hands", "1000", "--max-positions", "3000",
+    "--minutes", "0.9", "--workers", "1", "--table.hands", "1000", "--max-positions", "3000",
     "--final-games", "2", "--snapshot-games", "2", "--final-opponents", "heuristic", "--eval-workers", "1",
     "--snapshot-minutes", "0.2", "0.5", "0.9", "--device", "cpu", "--actor-device", "cpu",
 ]  # fmt: skip
@@ -74,7 +75,7 @@ def test_a_recipe_killed_in_the_middle_resumes_where_it_stopped(tmp_path):
     stage's network and the positions written, goes on through the second round, and its clock counts both parts."""
     command = [sys.executable, "-m", "train.recipe", "--config", "champion", "--runs-dir", str(tmp_path), "--run-name", "k"]
     args = [*TINY, "--minutes", "1.2", "--shares", "selfplay=0.4", "exit=0.6", "--final-games", "0", "--snapshot-games", "0",
-            "--exit-round-minutes", "0.4"]  # fmt: skip  # the exit stage's 0.72 minutes in 2 rounds
+            "--exit.round-minutes", "0.4"]  # fmt: skip  # the exit stage's 0.72 minutes in 2 rounds
     folder = tmp_path / "k"
     process = subprocess.Popen([*command, *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     try:
@@ -115,39 +116,65 @@ def test_a_recipe_killed_in_the_middle_resumes_where_it_stopped(tmp_path):
         ({"shares": {"selfplay": 1, "magic": 1}}, "unknown stage"),
         ({"shares": {"selfplay": -1}}, "weights 0 or more"),
         ({"shares": {"selfplay": 1, "contracts": 1}}, "give table a share"),
-        ({"exit_teacher": "search"}, "{net}"),
-        ({"suits_orders": 25}, "1 to 24"),
-        ({"table_hands": 10}, "at least 1,000"),
-        ({"exit_fit_share": 1.0}, "exit_fit_share"),
+        ({"exit": {"teacher": "search"}}, "exit.teacher='search': must search over the stage's network: put {net}"),
+        ({"suits": {"orders": 25}}, "suits.orders=25: 1 to 24"),
+        ({"table": {"hands": 10}}, "table.hands=10: at least 1,000"),
+        ({"exit": {"fit_share": 1.0}}, "exit.fit_share=1.0: in (0, 1)"),
+        ({"exit": {"round_minutes": 0.0}}, "exit.round_minutes=0.0: minutes above 0"),
+        ({"exit": {"round_minute": 3}}, "unknown config key(s) ['exit.round_minute']; round_minute: did you mean exit.round_minutes"),
+        ({"exit": "fast"}, "config exit='fast': a mapping of its settings (teacher, label_rate, fit_share, round_minutes)"),
         ({"snapshot_minutes": (0.0,)}, "snapshot_minutes"),
-        ({"exit_round_minutes": 0.0}, "exit_round_minutes"),
+        ({"stages": ["selfplay", "magic"]}, "stages=['selfplay', 'magic']: each of selfplay, exit, table, contracts, suits"),
+        ({"stages": ["selfplay", "selfplay"]}, "at most once"),
+        ({"stages": ["selfplay"]}, "shares: exit, table, contracts, suits not in stages (selfplay)"),
+        ({"stages": ["selfplay", "contracts", "table"], "shares": {"selfplay": 1, "table": 1, "contracts": 1}},
+         "before contracts in stages"),
+        ({"exit_teacher": "search:net={net}"}, "exit_teacher is exit.teacher since 0.4.0"),
+        ({"table_hands": 5000}, "table_hands is table.hands since 0.4.0"),
+        ({"selfplay": "dmc_full"}, "config selfplay='dmc_full': a mapping of its settings (config) (selfplay is selfplay.config since 0.4.0)"),
     ],
-)
+)  # fmt: skip
 def test_a_bad_recipe_config_is_refused_naming_the_field(values, words):
+    """From YAML's values (``from_mapping``, as ``--config`` reads a file): each refusal names the field, nested
+    ones by their place (``exit.fit_share``), and a key of 0.3.0's names the field it became."""
+    from train.config import from_mapping
+
     with pytest.raises(ValueError, match=None) as refused:
-        Config(**values)
+        from_mapping(Config, values)
     assert words in str(refused.value)
+
+
+def test_a_stage_checks_its_own_settings_made_in_python():
+    from train.stages import Exit
+
+    with pytest.raises(ValueError, match=r"config exit.label_rate=0.0: in \(0, 1\]"):
+        Exit(label_rate=0)
+    with pytest.raises(ValueError, match="config exit='fast': must be a mapping of its settings"):
+        Config(exit="fast")  # type: ignore[arg-type]
 
 
 def test_the_shares_are_weights_and_each_stage_ends_at_its_point_of_the_clock():
     config = Config(minutes=10, shares={"selfplay": 2, "exit": 1, "table": 0, "contracts": 0, "suits": 1})
+    assert config.running() == ["selfplay", "exit", "suits"]
     ends = config.deadlines()
     assert ends["selfplay"] == pytest.approx(300) and ends["exit"] == pytest.approx(450)
     assert ends["table"] == ends["contracts"] == pytest.approx(450) and ends["suits"] == pytest.approx(600)
 
 
 def test_a_long_exit_stage_runs_in_rounds_each_teacher_the_network_the_round_before_made(tmp_path, monkeypatch):
-    """``exit_round_minutes``: an exit stage longer than it is cut into equal rounds on the run's clock, each
+    """``exit.round_minutes``: an exit stage longer than it is cut into equal rounds on the run's clock, each
     teacher a search over the last round's network; a round done before a kill is not run again; the hour-long
     ``champion`` keeps one round, the 720-minute run gets four."""
     from smear_env import Rules
     from smear_nets import NetworkSpec, build_network, save_checkpoint
     from train.config import Start
     from train.recipe import Recipe
+    from train.stages import Exit
 
-    assert Recipe(Config(runs_dir=str(tmp_path), run_name="a"), Start()).exit_rounds() == 1  # 18 minutes
-    assert Recipe(Config(runs_dir=str(tmp_path), run_name="b", minutes=720), Start()).exit_rounds() == 4  # 216
-    config = Config(runs_dir=str(tmp_path), run_name="r", minutes=100, shares={"selfplay": 1, "exit": 2}, exit_round_minutes=30)
+    assert Config().exit.rounds(Config().share("exit") * 60) == 1  # 18 minutes
+    assert Config().exit.rounds(Config().share("exit") * 720) == 4  # 216
+    config = Config(runs_dir=str(tmp_path), run_name="r", minutes=100, shares={"selfplay": 1, "exit": 2},
+                    exit=Exit(round_minutes=30))  # fmt: skip
     recipe = Recipe(config, Start())
     selfplay = recipe.network("selfplay")
     selfplay.parent.mkdir(parents=True)
@@ -156,21 +183,21 @@ def test_a_long_exit_stage_runs_in_rounds_each_teacher_the_network_the_round_bef
     recipe.state["done"]["selfplay"] = str(selfplay.relative_to(recipe.folder))
     calls = []
 
-    def distill(stage, deadline, net, teacher, label_rate, fit_share, folder, made, round_):
+    def distill(run, deadline, net, teacher, label_rate, fit_share, folder, made, round_):
         calls.append((deadline, Path(net).name, teacher, folder.name, round_))
         save_checkpoint(made, spec, Rules(), build_network(spec).state_dict())
         return made
 
-    monkeypatch.setattr(recipe, "_distill", distill)
-    made = recipe.run_exit(100 * 60)  # the stage: from 33.3 to 100 minutes, 3 rounds of 22.2
-    assert made == recipe.folder / "networks" / "2-exit-round3.pt" and recipe.sources == [made]
+    monkeypatch.setattr(config.exit, "distill", distill)
+    made = config.exit.run(recipe, 100 * 60)  # the stage: from 33.3 to 100 minutes, 3 rounds of 22.2
+    assert made == recipe.folder / "networks" / "2-exit-round3.pt" and recipe.sources[0] == made
     assert [c[0] for c in calls] == pytest.approx([(100 / 3 + 200 / 9 * r) * 60 for r in (1, 2, 3)])
     assert [c[1] for c in calls] == ["1-selfplay.pt", "2-exit-round1.pt", "2-exit-round2.pt"]
     assert all(f"net={recipe.folder / 'networks' / c[1]}," in c[2] for c in calls)  # each teacher searches over it
     assert [(c[3], c[4]) for c in calls] == [("round1", 1), ("round2", 2), ("round3", 3)]
     made.unlink()  # killed in the last round: the rounds done are kept
     calls.clear()
-    assert recipe.run_exit(100 * 60) == made and [(c[1], c[4]) for c in calls] == [("2-exit-round2.pt", 3)]
+    assert config.exit.run(recipe, 100 * 60) == made and [(c[1], c[4]) for c in calls] == [("2-exit-round2.pt", 3)]
 
 
 def test_a_snapshot_taken_after_the_table_holds_the_last_network_not_the_table(tmp_path, monkeypatch):
@@ -188,13 +215,13 @@ def test_a_snapshot_taken_after_the_table_holds_the_last_network_not_the_table(t
     monkeypatch.setattr(recipe, "clock", lambda: now[0])
     spec = NetworkSpec("q", (16,))
 
-    def selfplay(deadline):
+    def selfplay(run, deadline):
         made = recipe.network("selfplay")
         made.parent.mkdir(parents=True, exist_ok=True)
         save_checkpoint(made, spec, Rules(), build_network(spec).state_dict())
         return made
 
-    def table(deadline):
+    def table(run, deadline):
         made = recipe.stage_folder("table") / "chances.npz"
         made.parent.mkdir(parents=True, exist_ok=True)
         made.write_bytes(b"not a network")
@@ -203,14 +230,14 @@ def test_a_snapshot_taken_after_the_table_holds_the_last_network_not_the_table(t
     class StoppedError(Exception):
         pass
 
-    def contracts(deadline):
+    def contracts(run, deadline):
         now[0] = 2.6 * 60
         recipe.keep_snapshots()
         raise StoppedError
 
-    monkeypatch.setattr(recipe, "run_selfplay", selfplay)
-    monkeypatch.setattr(recipe, "run_table", table)
-    monkeypatch.setattr(recipe, "run_contracts", contracts)
+    monkeypatch.setattr(config.selfplay, "run", selfplay)
+    monkeypatch.setattr(config.table, "run", table)
+    monkeypatch.setattr(config.contracts, "run", contracts)
     with pytest.raises(StoppedError):
         recipe.run()
     snapshot = recipe.state["snapshots"]["2.5"]
@@ -218,7 +245,7 @@ def test_a_snapshot_taken_after_the_table_holds_the_last_network_not_the_table(t
 
 
 def test_a_missing_stage_config_is_named_before_anything_starts(tmp_path):
-    assert main(["--runs-dir", str(tmp_path), "--selfplay", "nope", "--minutes", "1"]) == 2
+    assert main(["--runs-dir", str(tmp_path), "--selfplay.config", "nope", "--minutes", "1"]) == 2
     assert not any(Path(tmp_path).iterdir())
 
 
@@ -236,7 +263,7 @@ def test_a_distillation_stage_that_labels_nothing_in_its_time_passes_its_network
     start = tmp_path / "start.pt"
     spec = NetworkSpec("q", (16,))
     save_checkpoint(start, spec, Rules(), build_network(spec).state_dict())
-    made = recipe._distill("exit", recipe.clock() + 1.0, start, "heuristic", 0.5, 0.35)  # under a second to label
+    made = recipe.config.exit.distill(recipe, recipe.clock() + 1.0, start, "heuristic", 0.5, 0.35)  # under a second to label
     assert load_checkpoint(made).extra["unchanged"] and load_checkpoint(made).network == spec
 
 
@@ -254,3 +281,79 @@ def test_the_kit_commit_is_the_checkouts_head_and_none_outside_a_checkout(tmp_pa
     (tmp_path / "a.txt").write_text("two")
     assert kit_commit(tmp_path) == head + "+changes"
     assert kit_commit(tmp_path / "nowhere") is None
+
+
+GOLDEN = Path(__file__).parent / "golden" / "recipe_2e640ad"  # a run's record as the commit before typed stages wrote it
+
+
+def stage_places(recipe, name: str) -> dict:
+    """Where a stage writes and the seeds it draws: what no other stage's coming or going may change."""
+    from train.stages import Distillation, DMCStage
+
+    stage, seed = recipe.config.stage(name), recipe.config.seed
+    places = {"folder": recipe.stage_folder(name), "network": recipe.network(name), "round2": recipe.network(name, "round2")}
+    if isinstance(stage, DMCStage):
+        made = stage.dmc_config(recipe, 60.0, init="start.pt", chances="chances.npz" if name == "contracts" else None)
+        places["dmc seed"], places["dmc folder"] = made.seed, Path(made.runs_dir) / made.run_name
+    if isinstance(stage, Distillation):
+        places["label seeds"] = [stage.label_seed(seed, r, a, w) for r in (1, 2) for a in (1, 2) for w in (0, 1)]
+        places["fit seeds"] = [stage.fit_seed(seed, r) for r in (1, 2, 3)]
+    return places
+
+
+def test_a_stage_inserted_in_the_middle_moves_no_other_stages_folder_network_or_seed(tmp_path):
+    """Folders, networks and seeds are keyed by the stage's own number, not its place: the exit stage put
+    between selfplay and table (or the table and contracts left out) changes nothing of the others'."""
+    from train.config import Start
+    from train.recipe import Recipe
+
+    def recipe(name, stages, shares):
+        return Recipe(Config(runs_dir=str(tmp_path), run_name=name, stages=stages, shares=shares), Start())
+
+    without = recipe("a", ("selfplay", "table", "contracts", "suits"), {"selfplay": 1, "table": 1, "contracts": 1, "suits": 1})
+    inserted = recipe("a", STAGES, {"selfplay": 1, "exit": 1, "table": 1, "contracts": 1, "suits": 1})
+    fewer = recipe("a", ("selfplay", "exit", "suits"), {"selfplay": 1, "exit": 1, "suits": 1})
+    for name in ("selfplay", "table", "contracts", "suits"):
+        assert stage_places(without, name) == stage_places(inserted, name), name
+    for name in ("selfplay", "exit", "suits"):
+        assert stage_places(fewer, name) == stage_places(inserted, name), name
+    assert inserted.numbered("table") == "3/5" and without.numbered("table") == "2/4"  # its place is only said
+
+
+def test_todays_stages_keep_the_seeds_and_folders_of_the_commit_before_typed_stages(tmp_path):
+    """A run folder as 2e640ad wrote it (its config.yaml with 0.3.0's flat keys, its recipe.json, its DMC stages'
+    configs; tests/golden/recipe_2e640ad) resumes: its config is read into the typed stages, every stage's
+    folder and network are where that run put them, the DMC stages draw the seeds they drew, and the run
+    finishes from its last network."""
+    import shutil
+
+    from smear_env import Rules
+    from smear_nets import NetworkSpec, build_network, save_checkpoint
+    from train.config import parse
+    from train.recipe import Recipe
+
+    folder = tmp_path / "old"
+    shutil.copytree(GOLDEN, folder)
+    (folder / "config.yaml").write_text((GOLDEN / "config.yaml").read_text().replace("/tmp/oldrun", str(tmp_path)))
+    files = set((GOLDEN / "files.txt").read_text().split())
+    config, start = parse(Config, ["--resume", str(folder)], "recipe", "python -m train.recipe")
+    assert config.exit.round_minutes == 0.1 and config.table.hands == 1000 and config.selfplay.config == "dmc_recipe"
+    assert config.exit.teacher.startswith("search:net={net}") and config.stages == STAGES
+    recipe = Recipe(config, start)
+    state = json.loads((GOLDEN / "recipe.json").read_text())
+    for name in STAGES:
+        assert str(recipe.made(name).relative_to(folder)) == state["done"][name] in files
+        assert any(f.startswith(str(recipe.stage_folder(name).relative_to(folder)) + "/") for f in files), name
+    for r in (1, 2, 3):
+        assert str(recipe.network("exit", f"round{r}").relative_to(folder)) in files
+    for name in ("selfplay", "contracts"):
+        old = yaml.safe_load((folder / "stages" / recipe.stage_folder(name).name / "config.yaml").read_text())
+        assert stage_places(recipe, name)["dmc seed"] == old["seed"]  # 100 and 103: seed * 100 + the stage's stream
+    assert recipe.config.exit.label_seed(1, 2, 1, 1) == 7920 * 1000 + 100 + 1 + 10  # the formula 2e640ad drew with
+    assert recipe.config.suits.fit_seed(1, 1) == 104
+    spec = NetworkSpec("q", (16,))
+    save_checkpoint(folder / "networks" / "5-suits.pt", spec, Rules(), build_network(spec).state_dict())
+    recipe.run()  # every stage done: the run finishes with the last one's network
+    assert load_checkpoint(folder / "final.pt").network == spec
+    saved = yaml.safe_load((folder / "config.yaml").read_text())
+    assert saved["exit"]["round_minutes"] == 0.1 and "exit_round_minutes" not in saved  # written as it is now read

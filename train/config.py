@@ -22,7 +22,7 @@ import typing
 from dataclasses import dataclass, field
 from importlib.resources import files
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, ClassVar, TypeVar
 
 import docstring_parser
 import tyro
@@ -30,7 +30,7 @@ import yaml
 from tyro.constructors import PrimitiveConstructorSpec
 
 from smear_env import Rules, __version__
-from smear_rl.command import read, refuse
+from smear_rl.command import Flat, read, refuse
 
 SPECIAL_OPPONENTS = ("self", "pool")
 _CHECKED = contextvars.ContextVar("_CHECKED", default=True)
@@ -89,8 +89,12 @@ def check_mix(mix: dict[str, float], name: str = "opponents") -> None:
 
 
 @dataclass
-class RunConfig:
-    """The fields every trainer has (see the trainers for theirs)."""
+class RunFields:
+    """The fields every run has, a trainer's and the recipe's: its folder and its seed."""
+
+    RENAMED: ClassVar[dict[str, str]] = {}
+    """keys an earlier version wrote in a run's config.yaml and the fields they are now (``exit_teacher`` to
+    ``exit.teacher``): a run it started resumes (:func:`upgraded`), a YAML file of ``--config`` is told"""
 
     run_name: str = "run"
     """name of the run: its folder is runs_dir/run_name"""
@@ -98,6 +102,27 @@ class RunConfig:
     """where runs live"""
     seed: int = 1
     """seed of python, numpy and torch, and of the games"""
+
+    def __post_init__(self) -> None:
+        if _CHECKED.get():
+            self.validate()
+
+    def validate(self) -> None:
+        """Every field checked, with a message naming it and what is allowed (trainers add theirs)."""
+        check_types(self)
+        if not self.run_name or "/" in self.run_name or self.run_name in (".", ".."):
+            raise ValueError(f"config run_name={self.run_name!r}: a folder name (no '/')")
+
+
+def checked() -> bool:
+    """Whether a config made now validates itself (not within :func:`unchecked`)."""
+    return _CHECKED.get()
+
+
+@dataclass
+class RunConfig(RunFields):
+    """The fields every trainer has (see the trainers for theirs)."""
+
     total_steps: int = 2_000_000
     """agent-steps (decisions, all seats) to train for"""
     max_seconds: float = 0.0
@@ -128,16 +153,12 @@ class RunConfig:
     """threads torch may use in the learner"""
     device: str = "auto"
     """where the networks run: auto (CUDA if torch sees one), cpu, cuda or cuda:N"""
-    rules: Rules = field(default_factory=Rules)
+    rules: Flat[Rules] = field(default_factory=Rules)
     """the rule settings the games are played under (recorded in every checkpoint)"""
-
-    def __post_init__(self) -> None:
-        if _CHECKED.get():
-            self.validate()
 
     def validate(self) -> None:
         """Every field checked, with a message naming it and what is allowed (trainers add theirs)."""
-        check_types(self)
+        super().validate()
         for name in ("total_steps", "num_envs", "pool_size", "pool_every", "eval_every", "eval_games", "torch_threads"):
             if getattr(self, name) < 1:
                 raise ValueError(f"config {name}={getattr(self, name)}: must be at least 1")
@@ -148,13 +169,12 @@ class RunConfig:
             raise ValueError(f"config learning_rate={self.learning_rate}: must be above 0")
         if not self.hidden or any(h < 1 for h in self.hidden):
             raise ValueError(f"config hidden={self.hidden!r}: one or more positive layer sizes, e.g. [256, 256]")
-        if not self.run_name or "/" in self.run_name or self.run_name in (".", ".."):
-            raise ValueError(f"config run_name={self.run_name!r}: a folder name (no '/')")
         check_mix(self.opponents)
 
 
-def check_types(config: Any) -> None:
-    """Each field's value against its annotation (ints, floats, bools, strings, tuples of ints, mixes)."""
+def check_types(config: Any, prefix: str = "") -> None:
+    """Each field's value against its annotation (ints, floats, bools, strings, tuples of ints, mixes, nested
+    configs); a message names the field after ``prefix`` (a nested config's place: ``exit.``)."""
     hints = typing.get_type_hints(type(config))
     for f in dataclasses.fields(config):
         value, hint = getattr(config, f.name), hints[f.name]
@@ -180,18 +200,23 @@ def check_types(config: Any) -> None:
             ok = isinstance(value, tuple) and all(isinstance(v, args[0]) and not isinstance(v, bool) for v in value)
         elif origin is typing.Literal:
             ok = value in args
+        elif isinstance(hint, type) and dataclasses.is_dataclass(hint):
+            ok = isinstance(value, hint)  # a nested config (the rules, a recipe's stage) checks its own fields
         else:
-            ok = True  # nested configs (Rules) and mixes validate themselves
+            ok = True  # mixes validate themselves
         if not ok:
             want = {bool: "true or false", int: "an int", float: "a number", str: "a string"}.get(hint, str(hint))
             if origin is typing.Literal:
                 want = f"one of {list(args)}"
             elif origin is tuple and typing.get_origin(args[0]) is typing.Literal:
                 want = f"some of {list(typing.get_args(args[0]))}"
-            raise ValueError(f"config {f.name}={value!r}: must be {want}")
+            elif isinstance(hint, type) and dataclasses.is_dataclass(hint):
+                want = f"a mapping of its settings ({', '.join(g.name for g in dataclasses.fields(hint))})"
+            raise ValueError(f"config {prefix}{f.name}={value!r}: must be {want}")
 
 
-C = TypeVar("C", bound=RunConfig)
+C = TypeVar("C", bound=RunFields)
+T = TypeVar("T")
 
 
 def builtin_configs() -> list[str]:
@@ -223,26 +248,65 @@ def find_config(name: str) -> Path:
 
 def from_mapping(cls: type[C], values: dict[str, Any]) -> C:
     """A config from a mapping (a YAML file's); unknown keys and bad values raise ValueError naming them."""
-    names = [f.name for f in dataclasses.fields(cls)]
     values = dict(values)
     values.pop("algo", None)
     for recorded in ("smear_rl_version", "machine", "chosen"):  # what a run's config.yaml records beside its settings
         values.pop(recorded, None)
+    return _built(cls, values, "", cls.RENAMED)
+
+
+def _built(cls: type[T], values: dict[str, Any], prefix: str, renamed: dict[str, str]) -> T:
+    """``cls`` from ``values``: unknown keys named with the nearest field (or the field an older key became),
+    the rules and each nested config (a mapping, ``prefix`` its place: ``exit.``) built from theirs."""
+    names = [f.name for f in dataclasses.fields(cls)]  # type: ignore[arg-type]
     unknown = sorted(set(values) - set(names))
     if unknown:
         docs = {p.arg_name: p.description for k in cls.__mro__[-2::-1] for p in docstring_parser.parse_from_object(k).params}
         near = {k: difflib.get_close_matches(k, names, n=1) for k in unknown}
-        hints = "".join(f"; {k}: did you mean {m[0]} ({docs.get(m[0], '')})" for k, m in near.items() if m)
-        raise ValueError(f"unknown config key(s) {unknown}{hints}; allowed are {names}")
-    rules = values.get("rules", {})
-    if isinstance(rules, Rules):
-        rules = rules.to_dict()
-    if not isinstance(rules, dict):
-        raise ValueError(f"config rules={rules!r}: a mapping of rule settings, e.g. {{kitty_size: 2}}")
-    values["rules"] = Rules.from_dict(rules)
+        told = "".join(
+            f"; {k} is {renamed[prefix + k]} since 0.4.0 (CHANGELOG.md)" if prefix + k in renamed
+            else f"; {k}: did you mean {prefix}{m[0]} ({docs.get(m[0], '')})" if m else ""
+            for k, m in near.items()
+        )  # fmt: skip
+        raise ValueError(f"unknown config key(s) {[prefix + k for k in unknown]}{told}; allowed are {names}")
+    hints = typing.get_type_hints(cls)
+    for name, value in values.items():
+        hint = hints[name]
+        if typing.get_origin(hint) is Annotated:
+            hint = typing.get_args(hint)[0]
+        if typing.get_origin(hint) is tuple and isinstance(value, list):  # YAML has lists, not tuples
+            values[name] = tuple(value)
+        elif hint is Rules:
+            if isinstance(value, Rules):
+                value = value.to_dict()
+            if not isinstance(value, dict):
+                raise ValueError(f"config {prefix}{name}={value!r}: a mapping of rule settings, e.g. {{kitty_size: 2}}")
+            values[name] = Rules.from_dict(value)
+        elif isinstance(hint, type) and dataclasses.is_dataclass(hint) and isinstance(value, dict):
+            values[name] = _built(hint, value, f"{prefix}{name}.", renamed)
+        elif isinstance(hint, type) and dataclasses.is_dataclass(hint) and not isinstance(value, hint):
+            fields = ", ".join(f.name for f in dataclasses.fields(hint))
+            told = f" ({prefix}{name} is {renamed[prefix + name]} since 0.4.0)" if prefix + name in renamed else ""
+            raise ValueError(f"config {prefix}{name}={value!r}: a mapping of its settings ({fields}){told}")
     if isinstance(values.get("hidden"), (list, str)):
-        values["hidden"] = parse_sizes(values["hidden"], "config hidden")
+        values["hidden"] = parse_sizes(values["hidden"], f"config {prefix}hidden")
     return cls(**values)
+
+
+def upgraded(values: dict[str, Any], renamed: dict[str, str]) -> dict[str, Any]:
+    """A run's config.yaml as an earlier version wrote it, each key that ``renamed`` names moved to the field it
+    is now (``exit_teacher: X`` to ``exit: {teacher: X}``); a key already in today's form is left alone."""
+    values = dict(values)
+    for old, new in renamed.items():
+        if old not in values or (old == new.split(".")[0] and isinstance(values[old], dict)):
+            continue
+        value = values.pop(old)
+        *path, last = new.split(".")
+        place = values
+        for part in path:
+            place = place.setdefault(part, {})
+        place[last] = value
+    return values
 
 
 @contextlib.contextmanager
@@ -295,7 +359,9 @@ def _defaults(cls: type[C], named: str | None, resume: str | None, prog: str) ->
             refuse(prog, f"{path}: not YAML ({e})")
         if not isinstance(loaded, dict):
             refuse(prog, f"{path}: must be a mapping of config fields")
-        values.update(loaded)
+        if path.name == "config.yaml" and resume:  # the run's own, maybe as an earlier version wrote it
+            loaded = upgraded(loaded, cls.RENAMED)
+        values.update(loaded)  # a run's config.yaml has every field
     try:
         with unchecked():  # the flags may complete them: the values are checked with the flags applied
             return from_mapping(cls, values)
@@ -352,9 +418,6 @@ RUN_OPTIONS: list[tuple[str, Any, Any]] = [
     ),
 ]
 """A trainer's options besides its config's fields."""
-
-
-T = TypeVar("T")
 
 
 def cli(cls: type[T], argv: list[str] | None, description: str, prog: str) -> T:

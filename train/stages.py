@@ -1,0 +1,419 @@
+"""The recipe's stages (``python -m train.recipe``): each a part that holds its own typed settings (a field of the
+recipe's config: ``--exit.teacher``, ``exit: {teacher: ...}`` in YAML) and runs, given the run it is part of
+(:class:`Context`) and its deadline on the run's clock.
+
+A stage's **number** is its own, fixed when the stage is written, never its place in a recipe: its folder is
+``stages/N-NAME/``, its network ``networks/N-NAME.pt``, and its random streams are drawn with ``N - 1``. A
+stage added to a recipe, or left out of one, moves no other stage's folder, network or seed, and a run
+started before resumes. A new stage is a class here with the next free number, listed in :data:`KINDS`,
+and a field of ``train.recipe.Config`` of its name.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar, Literal, Protocol
+
+import numpy as np
+import torch
+import yaml
+from torch.utils.tensorboard import SummaryWriter
+
+from smear_env import Rules
+from smear_env.files import atomic_write
+from smear_nets import joined, load_checkpoint, save_checkpoint
+from smear_rl.command import Flat
+
+from . import chance_table, distill, dmc
+from .config import RunFields, Start, check_types, checked, find_config, from_mapping, unchecked
+
+
+@dataclass
+class Shared(RunFields):
+    """The recipe's settings that its stages read: the run's seed and rules, the machine's workers and devices."""
+
+    seed: int = 1
+    """seed of every stage (each its own stream from it) and of the final matches' deal sets"""
+    max_positions: int = 1_500_000
+    """most positions a distillation stage labels (about 2.3 kB each in memory)"""
+    distill_learning_rate: float = 1e-4
+    """the distillation stages' learning rate"""
+    workers: int = 2
+    """processes that label positions in the distillation stages"""
+    device: str | None = None
+    """where the DMC stages' learners run: auto, cpu, cuda, cuda:N (none: their configs')"""
+    actor_device: str | None = None
+    """where the DMC stages' actors run their network (none: their configs')"""
+    num_actors: int | None = None
+    """DMC actors (none: the stage configs'); on a bigger machine, more"""
+    backend: Literal["local", "ray"] | None = None
+    """where DMC's actors run: local or ray (none: the stage configs')"""
+    ray_address: str | None = None
+    """with backend ray: the cluster to join"""
+    rules: Flat[Rules] = dataclasses.field(default_factory=Rules)
+    """the rule settings every stage plays under"""
+
+    def validate(self) -> None:
+        super().validate()
+        for name in ("max_positions", "workers"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"config {name}={getattr(self, name)}: at least 1")
+        if not self.distill_learning_rate > 0:
+            raise ValueError(f"config distill_learning_rate={self.distill_learning_rate}: above 0")
+        if self.num_actors is not None and self.num_actors < 0:
+            raise ValueError(f"config num_actors={self.num_actors}: 0 or more")
+
+
+class Context(Protocol):
+    """What a stage is given of the run it is part of (``train.recipe.Recipe``)."""
+
+    @property
+    def config(self) -> Shared: ...
+    @property
+    def folder(self) -> Path: ...
+    @property
+    def writer(self) -> SummaryWriter: ...
+    def clock(self) -> float:
+        """The run's own time in seconds (counted across resumes)."""
+
+    def say(self, line: str) -> None:
+        """A line on the console and in the run's log."""
+
+    def current(self) -> Path | None:
+        """The network the last finished stage made (``init`` before any; None: neither)."""
+
+    def start_network(self) -> Path:
+        """The network a stage starts from: :meth:`current`, or random weights (written once)."""
+
+    def network(self, stage: str, part: str = "") -> Path:
+        """Where ``stage``'s network (or one of its rounds', ``part``) is written."""
+
+    def stage_folder(self, stage: str) -> Path:
+        """``stage``'s own folder of the run."""
+
+    def begin(self, stage: str) -> float:
+        """Where ``stage``'s share of the budget begins on the run's clock."""
+
+    def made(self, stage: str) -> Path:
+        """What a finished stage made."""
+
+    def hold(self, path: Path) -> None:
+        """What the snapshots copy from now on (once it exists; else what they copied)."""
+
+
+@dataclass
+class Stage:
+    """A stage: its settings are the dataclass's fields; :meth:`run` does it."""
+
+    name: ClassVar[str]
+    number: ClassVar[int]
+    """the stage's own number (its folders' prefix, its seeds' stream): fixed, never its place in a recipe"""
+    makes_network: ClassVar[bool] = True
+    """whether what it makes is a network (the table is a table of win chances: the network held stays)"""
+    needs: ClassVar[tuple[str, ...]] = ()
+    """the stages whose output it reads: each must run before it"""
+
+    def __post_init__(self) -> None:
+        if checked():
+            self.validate()
+
+    def validate(self) -> None:
+        """Every field checked, with a message naming it (``exit.fit_share``) and what is allowed."""
+        check_types(self, f"{self.name}.")
+
+    def refuse(self, field: str, message: str) -> None:
+        raise ValueError(f"config {self.name}.{field}={getattr(self, field)!r}: {message}")
+
+    def prepare(self) -> None:
+        """The checks that read files (a config the stage names), made before the run starts."""
+
+    @property
+    def stream(self) -> int:
+        """The offset of the stage's random streams: ``number - 1``."""
+        return self.number - 1
+
+    def run(self, run: Context, deadline: float) -> Path:
+        """Do the stage until ``deadline`` on the run's clock (resuming what a kill left); returns what it made."""
+        raise NotImplementedError
+
+
+@dataclass
+class DMCStage(Stage):
+    """A stage that trains by DMC (``train.dmc``) with the config it names, its time, seed and rules the run's."""
+
+    config: str = ""
+    """the DMC config: a built-in name or a YAML file (its run_name, seed, rules and time are the recipe's)"""
+
+    def prepare(self) -> None:
+        self.values()
+
+    def values(self) -> dict[str, Any]:
+        """The values of the DMC config the stage names."""
+        values = yaml.safe_load(find_config(self.config).read_text()) or {}
+        if not isinstance(values, dict):
+            raise ValueError(f"config {self.name}.config={self.config!r}: not a mapping of DMC config fields")
+        return values
+
+    def dmc_config(
+        self, run: Context, deadline: float, init: str | None = None, hidden: tuple[int, ...] | None = None,
+        chances: str | None = None,
+    ) -> dmc.Config:  # fmt: skip
+        """The stage's DMC config: the file's, then the recipe's machine settings, the stage's own folder and
+        seed (``seed * 100 + stream``), its time to ``deadline``, and ``init``, ``hidden``, ``chances`` if given."""
+        with unchecked():  # checked once, with the recipe's values in
+            base = from_mapping(dmc.Config, self.values())
+        shared, folder = run.config, run.stage_folder(self.name)
+        decay = base.decay_seconds
+        if base.learning_rate_end is not None and not decay:
+            decay = max(1.0, deadline - run.begin(self.name))  # the stage's whole time, resumes and all
+        return dataclasses.replace(
+            base, rules=shared.rules, run_name=folder.name, runs_dir=str(folder.parent),
+            seed=shared.seed * 100 + self.stream, max_seconds=max(1.0, deadline - run.clock()), total_steps=10**15,
+            decay_seconds=decay, device=shared.device or base.device, actor_device=shared.actor_device or base.actor_device,
+            num_actors=base.num_actors if shared.num_actors is None else shared.num_actors,
+            backend=shared.backend or base.backend, ray_address=shared.ray_address or base.ray_address,
+            init=base.init if init is None else init, hidden=base.hidden if hidden is None else hidden,
+            chances=base.chances if chances is None else chances,
+        )  # fmt: skip
+
+    def train(self, run: Context, config: dmc.Config) -> Path:
+        """DMC as ``config`` says (resumed from the stage's checkpoint if it has one); the network it made."""
+        folder = run.stage_folder(self.name)
+        resume = (folder / "checkpoint.pt").is_file()
+        dmc.train(config, Start(resume=folder if resume else None, force=not resume))
+        made = run.network(self.name)
+        trained = load_checkpoint(folder / "checkpoint.pt")
+        save_checkpoint(made, trained.network, trained.rules, trained.model, stage=self.name)
+        return made
+
+
+@dataclass
+class SelfPlay(DMCStage):
+    """**selfplay**: DMC self-play from the network held (random weights at first)."""
+
+    name: ClassVar[str] = "selfplay"
+    number: ClassVar[int] = 1
+    config: str = "dmc_recipe"
+    """the DMC config of the self-play stage: a built-in name or a YAML file (its run_name, seed, rules and time are the recipe's)"""
+
+    def run(self, run: Context, deadline: float) -> Path:
+        start = run.current()  # none: random weights of the DMC config's sizes
+        init, hidden = (str(start), load_checkpoint(start).network.hidden) if start is not None else (None, None)
+        run.hold(run.stage_folder(self.name) / "checkpoint.pt")  # the snapshots take the network being trained
+        return self.train(run, self.dmc_config(run, deadline, init=init, hidden=hidden))
+
+
+@dataclass
+class Contracts(DMCStage):
+    """**contracts**: DMC on the bids, trumps and discards with the table's target (the card play frozen); its
+    contracts joined to the network's card play (a ``q_split`` network, ``smear_nets.joined``)."""
+
+    name: ClassVar[str] = "contracts"
+    number: ClassVar[int] = 4
+    needs: ClassVar[tuple[str, ...]] = ("table",)
+    config: str = "dmc_contracts"
+    """the DMC config of the contracts stage (target chance on the bids, trumps and discards, the card play frozen)"""
+
+    def run(self, run: Context, deadline: float) -> Path:
+        play = run.current()
+        if play is None:
+            raise ValueError("the contracts stage needs a network to start from: give selfplay a share, or init")
+        start = load_checkpoint(play)
+        config = self.dmc_config(run, deadline, init=str(play), hidden=start.network.hidden, chances=str(run.made("table")))
+        contracts = self.train(run, config)
+        both = joined(start, load_checkpoint(contracts), str(play), str(contracts))
+        made = run.network(self.name)
+        save_checkpoint(made, both.network, both.rules, both.model, stage=self.name)
+        return made
+
+
+@dataclass
+class Table(Stage):
+    """**table**: the chances of winning the game from each score under the network's play (``train.chance_table``)."""
+
+    name: ClassVar[str] = "table"
+    number: ClassVar[int] = 3
+    makes_network: ClassVar[bool] = False
+    hands: int = 100_000
+    """hands of the network's self-play the table of win chances is solved from"""
+
+    def validate(self) -> None:
+        super().validate()
+        if self.hands < 1000:
+            self.refuse("hands", "at least 1,000 (each dealer's outcomes need many hands)")
+
+    def run(self, run: Context, deadline: float) -> Path:
+        from agents.neural import NeuralAgent
+
+        agent = NeuralAgent(str(run.start_network()), device="cpu")
+        torch.set_num_threads(1)
+        seed = run.config.seed * 100 + 3  # the stream this stage has always drawn (3, where its own would be 2)
+        table = chance_table.solve(chance_table.hand_outcomes(agent.act_batch, agent.rules, self.hands, seed), agent.rules)
+        made = run.stage_folder(self.name) / "chances.npz"
+        made.parent.mkdir(parents=True, exist_ok=True)
+        table.save(made)
+        run.writer.add_scalar("table/scale", table.scale, int(run.clock()))
+        return made
+
+
+@dataclass
+class Distillation(Stage):
+    """A stage that labels positions with a teacher and fits the network to them (``train.distill``)."""
+
+    @staticmethod
+    def round_seed(seed: int, round_: int) -> int:
+        """The run's ``seed`` for round ``round_`` (the first round's is the run's)."""
+        return seed + 7919 * (round_ - 1)
+
+    def label_seed(self, seed: int, round_: int, attempt: int, worker: int) -> int:
+        """The seed of one labelling worker (each attempt, a resume, draws anew)."""
+        return self.round_seed(seed, round_) * 1000 + 100 * attempt + worker + 10 * self.stream
+
+    def fit_seed(self, seed: int, round_: int) -> int:
+        return self.round_seed(seed, round_) * 100 + self.stream
+
+    def distill(
+        self, run: Context, deadline: float, net: Path, teacher: str, label_rate: float, fit_share: float,
+        folder: Path | None = None, made: Path | None = None, round_: int = 1,
+    ) -> Path:  # fmt: skip
+        """The stage (or one round of it, in ``folder``, making ``made``): label until its share of the time is
+        spent (parts written every minute), then fit (its state saved at every check) until ``deadline``; each
+        part resumes where a kill left it."""
+        shared = run.config
+        folder = folder or run.stage_folder(self.name)
+        made = made or run.network(self.name)
+        name = self.name if folder == run.stage_folder(self.name) else f"{self.name} {folder.name}"  # "exit round2"
+        shards = folder / "positions"
+        shards.mkdir(parents=True, exist_ok=True)
+        progress_file = folder / "stage.json"
+        progress = json.loads(progress_file.read_text()) if progress_file.is_file() else {}
+        if "begin" not in progress:
+            progress = {"begin": run.clock(), "attempts": 0}
+        progress["attempts"] += 1
+        atomic_write(progress_file, lambda f: json.dump(progress, f))
+        fit_from = progress["begin"] + (1 - fit_share) * (deadline - progress["begin"])
+        seconds = fit_from - run.clock()
+        written = sum(len(np.load(p)["phase"]) for p in shards.glob("*.npz"))
+        if seconds > 1 and written < shared.max_positions:
+            per_worker = -(-(shared.max_positions - written) // shared.workers)
+            run.say(f"{name}: labelling for {seconds / 60:.1f} min on {shared.workers} workers, teacher {teacher}")
+            with ProcessPoolExecutor(shared.workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+                futures = [
+                    pool.submit(distill.generate, shards / f"a{progress['attempts']}w{w}.npz", teacher, net, seconds,
+                                self.label_seed(shared.seed, round_, progress["attempts"], w),
+                                64, label_rate, None, per_worker, 60.0)
+                    for w in range(shared.workers)
+                ]  # fmt: skip
+                labelled = sum(f.result() for f in futures)
+            run.say(f"{name}: {labelled:,} positions labelled")
+        start = load_checkpoint(net)
+        if not any(len(np.load(p)["phase"]) for p in shards.glob("*.npz")):
+            # A machine too slow (or too busy) for the stage's share: nothing to fit, the stage passes its network on.
+            run.say(f"{name}: no positions labelled in its time; the stage keeps the network it started from")
+            save_checkpoint(made, start.network, start.rules, start.model, stage=self.name, unchanged=True)
+            return made
+        data = distill.load_positions([shards])
+        student = start.build("cpu")
+        torch.set_num_threads(2)
+        state_path = folder / "fit_state.pt"
+        spent = float(torch.load(state_path, weights_only=False)["seconds"]) if state_path.is_file() else 0.0
+        fit_seconds = max(1.0, spent + deadline - run.clock())  # to the deadline, also when the labels ran out early
+        run.say(f"{name}: fitting on {len(data['obs']):,} positions until {deadline / 60:.1f} min")
+        student, report = distill.fit(
+            data, student, fit_seconds, 0.05, shared.distill_learning_rate, 1024, self.fit_seed(shared.seed, round_),
+            state_path=state_path,
+        )  # fmt: skip
+        save_checkpoint(made, start.network, start.rules, student.state_dict(), stage=self.name, distill=report)
+        atomic_write(folder / "distill.json", lambda f: json.dump({**report, "teacher": teacher}, f, indent=2))
+        for key in ("positions", "start_regret", "student_regret", "start_regret_play", "student_regret_play"):
+            if isinstance(report.get(key), (int, float)) and math.isfinite(report[key]):
+                run.writer.add_scalar(f"{self.name}/{key}", report[key], int(run.clock()))
+        return made
+
+
+@dataclass
+class Exit(Distillation):
+    """**exit**: expert iteration: the network plays, a search over its own values (``teacher``; the deals drawn
+    uniformly: no shipped model of the hidden cards) labels a share of its decisions, and the network is fitted
+    to the labels for the round's last ``fit_share``; a stage longer than ``round_minutes`` is cut into equal
+    rounds, each searching over the network the round before made."""
+
+    name: ClassVar[str] = "exit"
+    number: ClassVar[int] = 2
+    teacher: str = "search:net={net},beliefs=uniform,samples=40,seconds=0.2"
+    """the teacher of expert iteration, an agent spec with scores(); {net} is the network the round starts from"""
+    label_rate: float = 0.5
+    """share of the decisions with a choice the exit teacher labels"""
+    fit_share: float = 0.35
+    """share of each round of the exit stage spent fitting (the rest labels positions)"""
+    round_minutes: float = 60.0
+    """most minutes of one round of expert iteration: a longer exit stage is cut into equal rounds, each teacher a search over the network the round before made (a stage this long or shorter: one round)"""
+
+    def validate(self) -> None:
+        super().validate()
+        if not 0 < self.label_rate <= 1:
+            self.refuse("label_rate", "in (0, 1]")
+        if not 0 < self.fit_share < 1:
+            self.refuse("fit_share", "in (0, 1), the rest of the stage labels positions")
+        if not (math.isfinite(self.round_minutes) and self.round_minutes > 0):
+            self.refuse("round_minutes", "minutes above 0")
+        if "{net}" not in self.teacher:
+            self.refuse("teacher", "must search over the stage's network: put {net} where it goes")
+
+    def rounds(self, minutes: float) -> int:
+        """How many rounds a stage of ``minutes`` is cut into (``round_minutes`` the longest)."""
+        return max(1, math.ceil(minutes / self.round_minutes - 1e-9))
+
+    def run(self, run: Context, deadline: float) -> Path:
+        """Rounds of equal shares of the stage: each round's teacher searches over the network the round starts
+        from, and the network fitted to its labels starts the next (a round done is kept)."""
+        begin = run.begin(self.name)
+        rounds = self.rounds((deadline - begin) / 60)
+        net = run.start_network()
+        for r in range(1, rounds + 1):
+            part = f"round{r}" if rounds > 1 else ""
+            made = run.network(self.name, part)
+            if not made.is_file():
+                end = deadline - (rounds - r) * (deadline - begin) / rounds
+                folder = run.stage_folder(self.name) / part
+                self.distill(run, end, net, self.teacher.replace("{net}", str(net)), self.label_rate, self.fit_share,
+                             folder, made, r)  # fmt: skip
+                if rounds > 1:
+                    run.say(f"exit: round {r}/{rounds} done: {made.relative_to(run.folder)}")
+            net = made
+            run.hold(made)  # the snapshots take the latest round's network
+        return net
+
+
+@dataclass
+class Suits(Distillation):
+    """**suits**: the network taught its own values averaged over ``orders`` orders of the suits
+    (``smear_nets.SuitMean``; ``train.distill``'s network teacher)."""
+
+    name: ClassVar[str] = "suits"
+    number: ClassVar[int] = 5
+    orders: int = 24
+    """orders of the suits the suits stage's teacher averages over (1 to 24)"""
+    fit_share: float = 0.6
+    """share of the suits stage spent fitting (the rest labels positions)"""
+
+    def validate(self) -> None:
+        super().validate()
+        if not 1 <= self.orders <= 24:
+            self.refuse("orders", "1 to 24")
+        if not 0 < self.fit_share < 1:
+            self.refuse("fit_share", "in (0, 1), the rest of the stage labels positions")
+
+    def run(self, run: Context, deadline: float) -> Path:
+        net = run.start_network()
+        return self.distill(run, deadline, net, f"neural:{net},suits={self.orders}", 1.0, self.fit_share)
+
+
+KINDS: dict[str, type[Stage]] = {kind.name: kind for kind in (SelfPlay, Exit, Table, Contracts, Suits)}
+"""Every stage a recipe may list, by name."""
