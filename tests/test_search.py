@@ -190,7 +190,7 @@ def test_r13_r15_distill_endgame_teaches_only_the_hands_that_can_end_the_game(tm
     assert distill.endgame(replace(view, scores=(3, 11)), rules) and not distill.endgame(replace(view, scores=(10, 10)), rules)
     student = NeuralAgent(CHANCE, device="cpu")
     made = distill.generate(tmp_path / "shard.npz", "search:net=chance,play_rollouts=2,mix=1,chances=chance", CHANCE,
-                            seconds=6, seed=3, games=8, label_rate=1.0, own_rate=1.0)  # fmt: skip
+                            seconds=6, seed=3, labelling=distill.Labelling(games=8, label_rate=1.0, own_rate=1.0))  # fmt: skip
     data = load_positions([tmp_path])
     assert made == len(data["obs"]) > 20
     scores = data["obs"][:, OFFSETS["scores"] : OFFSETS["scores"] + 2] * rules.target_score  # (mine, theirs) before the hand
@@ -230,7 +230,8 @@ def test_distill_keeps_a_student_that_learnt_the_contracts_when_the_card_play_wa
     """The kept student is the one with the lowest regret over all held-out decisions: a teacher whose
     card play is the start's own (a rollout teacher of the contracts) still teaches."""
     network, data = contracts_data()
-    _, report = distill.fit(data, network, seconds=3, held_out=0.2, learning_rate=1e-3, batch=128, seed=0, check_every=20)
+    fitting = distill.Fitting(held_out=0.2, learning_rate=1e-3, batch_size=128, check_every=20)
+    _, report = distill.fit(data, network, seconds=3, seed=0, fitting=fitting)
     assert report["start_regret_play"] == 0 and report["start_regret_other"] == 1
     assert report["kept_step"] > 0 and report["student_regret"] < report["start_regret"]
     assert report["student_regret_other"] < report["start_regret_other"]
@@ -241,7 +242,9 @@ def test_a_killed_fit_goes_on_from_its_saved_state_for_the_seconds_left(tmp_path
     a fit started again on it goes on for the seconds left, and one whose seconds are spent only returns the kept."""
     state = tmp_path / "fit.pt"
     network, data = contracts_data()
-    settings = dict(held_out=0.2, learning_rate=1e-3, batch=128, seed=0, check_every=20, state_path=state)
+    settings = dict(
+        seed=0, fitting=distill.Fitting(held_out=0.2, learning_rate=1e-3, batch_size=128, check_every=20), state_path=state
+    )
     _, first = distill.fit(data, network, seconds=1.5, **settings)
     assert state.is_file() and first["steps"] > 0
     spent = torch.load(state, weights_only=False)["seconds"]
@@ -350,7 +353,8 @@ def test_distill_from_the_oracle_labels_the_students_own_games_and_fits_the_squa
     assert not (tmp_path / "bad").exists()
     student = NeuralAgent(SHIPPED, device="cpu")
     assert isinstance(load_oracle("oracle", student), OracleTeacher)
-    made = distill.generate(tmp_path / "shard.npz", "oracle", SHIPPED, seconds=60, seed=3, games=4, label_rate=1.0, limit=40)
+    labelling = distill.Labelling(games=4, label_rate=1.0, limit=40)
+    made = distill.generate(tmp_path / "shard.npz", "oracle", SHIPPED, seconds=60, seed=3, labelling=labelling)
     venv = SmearVectorEnv(4, seed=3, reward="margin")  # the same games, the student alone: the positions are these
     obs, info = venv.reset()
     seen: list[np.ndarray] = []

@@ -139,25 +139,56 @@ class Positions:
         atomic_write(self.out, lambda f: np.savez_compressed(f, **arrays), binary=True)
 
 
-def generate(
-    out: Path,
-    teacher_spec: str,
-    init: Path,
-    seconds: float,
-    seed: int,
-    games: int,
-    label_rate: float,
-    own_rate: float | None = None,
-    limit: int | None = None,
-    chunk_seconds: float | None = None,
-) -> int:
+@dataclass(frozen=True)
+class Labelling:
+    """How a worker of :func:`generate` plays and labels (``python -m train.distill``'s flags, or a recipe stage's)."""
+
+    games: int = 64
+    """games in lockstep"""
+    label_rate: float = 0.5
+    """share of the decisions with a choice the teacher labels, in (0, 1]"""
+    own_rate: float | None = None
+    """the teacher labels only the decisions of :func:`endgame` hands, the student's own values this share of the
+    others (none: the teacher labels every hand)"""
+    limit: int | None = None
+    """stop at this many positions (none: at the time's end); they are held in memory until written, about 2.3 kB each"""
+    chunk_seconds: float | None = None
+    """write the positions every so many seconds, each part beside the output as ``STEM-K.npz`` (a kill loses at
+    most the last part; none: once, at the end)"""
+
+
+@dataclass(frozen=True)
+class Fitting:
+    """How :func:`fit` fits a network to the teacher's values."""
+
+    held_out: float = 0.05
+    """share of the positions kept out of the fit to measure it, in (0, 1)"""
+    learning_rate: float = 1e-4
+    """Adam's learning rate"""
+    batch_size: int = 1024
+    """positions per gradient step"""
+    temperature: float = TEMPERATURE
+    """temperature (points) of the teacher's soft policy"""
+    value_weight: float = VALUE_WEIGHT
+    """weight of the squared error to the teacher's values"""
+    policy_weight: float = 1.0
+    """weight of the cross-entropy to the teacher's soft policy (0: the squared error alone)"""
+    mean_weight: float = 1.0
+    """weight of the error of a position's mean value beside that of its ranking in the squared error"""
+    check_every: int = 1000
+    """gradient steps between measures on the held-out positions (the weights of least regret are kept)"""
+
+
+def generate(out: Path, teacher_spec: str, init: Path, seconds: float, seed: int, labelling: Labelling = Labelling()) -> int:
     """One worker: play and label for ``seconds``; writes ``out`` (npz: obs, mask, target, phase); returns positions.
 
-    With ``own_rate`` the teacher labels only the decisions of :func:`endgame` hands (at ``label_rate``) and
-    the student's own values label a share ``own_rate`` of the others (free, and they hold its play there).
-    It stops early at ``limit`` positions (they are held in memory until written: about 2.3 kB each).
-    With ``chunk_seconds`` the positions are written every so often, each part beside ``out`` as
-    ``STEM-K.npz`` (a kill loses at most the last part: ``train.recipe`` resumes from the parts written)."""
+    As ``labelling`` says: with ``own_rate`` the teacher labels only the decisions of :func:`endgame` hands (at
+    ``label_rate``) and the student's own values label a share ``own_rate`` of the others (free, and they hold
+    its play there); it stops early at ``limit`` positions; with ``chunk_seconds`` the positions are written
+    every so often (``train.recipe`` resumes from the parts written)."""
+    games, label_rate, own_rate, limit, chunk_seconds = (
+        labelling.games, labelling.label_rate, labelling.own_rate, labelling.limit, labelling.chunk_seconds
+    )  # fmt: skip
     torch.set_num_threads(1)
     seed_everything(seed)
     rng = np.random.default_rng(seed)
@@ -240,33 +271,27 @@ def fit(
     data: dict[str, np.ndarray],
     network: torch.nn.Module,
     seconds: float,
-    held_out: float,
-    learning_rate: float,
-    batch: int,
     seed: int,
-    temperature: float = TEMPERATURE,
-    value_weight: float = VALUE_WEIGHT,
-    check_every: int = 1000,
+    fitting: Fitting = Fitting(),
     own_positions: int | None = None,
-    policy_weight: float = 1.0,
-    mean_weight: float = 1.0,
     state_path: Path | None = None,
 ) -> tuple[torch.nn.Module, dict[str, float]]:
-    """``network`` (the start, trained in place) on the teacher's values of the legal actions: cross-entropy to them as
-    a soft policy at ``temperature`` (points; the teacher's ranking, which is what play uses) plus
-    ``value_weight`` times their squared error (which keeps the values in points, for further DMC);
+    """``network`` (the start, trained in place) on the teacher's values of the legal actions, as ``fitting`` says:
+    cross-entropy to them as a soft policy at ``temperature`` (points; the teacher's ranking, which is what play
+    uses) plus ``value_weight`` times their squared error (which keeps the values in points, for further DMC);
     ``policy_weight`` 0 fits the squared error alone (the oracle's values: their mean is wanted, not their vote),
     ``mean_weight`` weighs the error of a position's mean value against that of its ranking (``teacher_loss``).
 
     The held-out positions are drawn from the first ``own_positions`` rows only (this run's own:
     an earlier round's positions may have trained the start network, so they measure nothing), and
-    measured by :class:`HeldOut`. Every ``check_every`` steps it is measured and the weights with the lowest
+    measured by :class:`HeldOut`. Every ``fitting.check_every`` steps it is measured and the weights with the lowest
     regret over all held-out decisions so far are kept (the start's included): a teacher's knowledge
     may be in the card play (PIMC) or in the contracts (rollouts).
 
     With ``state_path`` the fit saves its state there at every check (the network, the optimizer, the weights
     kept, its generators and the seconds spent) and, if the file is there when it starts, goes on from it for
     the seconds left: a killed fit resumes where it was (``train.recipe``)."""
+    held_out, batch, check_every = fitting.held_out, fitting.batch_size, fitting.check_every
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     n = len(data["obs"])
@@ -278,7 +303,7 @@ def fit(
     measure = HeldOut(data, test)
     network.train()
     before = measure(network, obs)
-    optimizer = torch.optim.Adam(network.parameters(), lr=learning_rate)
+    optimizer = torch.optim.Adam(network.parameters(), lr=fitting.learning_rate)
     # what the fit carries from check to check (and across a kill, in ``state_path``)
     state: dict[str, Any] = dict(kept=copy.deepcopy(network.state_dict()), kept_regret=before["regret"], kept_step=0,
                                  steps=0, before=before, seconds=0.0)  # fmt: skip
@@ -292,7 +317,8 @@ def fit(
     started = time.time() - state["seconds"]
     while time.time() - started < seconds:
         rows = torch.from_numpy(rng.choice(train, size=min(batch, len(train)), replace=False))
-        loss = teacher_loss(network(obs[rows]), target[rows], legal[rows], temperature, value_weight, policy_weight, mean_weight)
+        loss = teacher_loss(network(obs[rows]), target[rows], legal[rows], fitting.temperature, fitting.value_weight,
+                            fitting.policy_weight, fitting.mean_weight)  # fmt: skip
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
@@ -392,6 +418,17 @@ class Config:
         if min(self.workers, self.games, self.batch_size) < 1 or min(self.generate_minutes, self.fit_minutes) <= 0:
             raise ValueError("--workers, --games, --batch-size must be at least 1 and the minutes above 0")
 
+    def labelling(self) -> Labelling:
+        """How each worker labels: ``max_positions`` shared among the workers."""
+        limit = None if self.max_positions is None else -(-self.max_positions // self.workers)
+        return Labelling(games=self.games, label_rate=self.label_rate, own_rate=self.endgame, limit=limit)
+
+    def fitting(self) -> Fitting:
+        return Fitting(
+            held_out=self.held_out, learning_rate=self.learning_rate, batch_size=self.batch_size, temperature=self.temperature,
+            value_weight=self.value_weight, policy_weight=self.policy_weight or 0.0, mean_weight=self.mean_weight,
+        )  # fmt: skip
+
 
 def main(argv: list[str] | None = None) -> int:
     config = cli(Config, argv, __doc__.splitlines()[0], PROG)
@@ -431,8 +468,7 @@ def main(argv: list[str] | None = None) -> int:
             with ProcessPoolExecutor(config.workers, mp_context=multiprocessing.get_context("spawn")) as pool:
                 futures = [
                     pool.submit(generate, shards / f"shard{w}.npz", config.teacher, weights_path(config.init),
-                                60 * config.generate_minutes, config.seed * 1000 + w, config.games, config.label_rate, config.endgame,
-                                None if config.max_positions is None else -(-config.max_positions // config.workers))
+                                60 * config.generate_minutes, config.seed * 1000 + w, config.labelling())
                     for w in range(config.workers)
                 ]  # fmt: skip
                 made = sum(f.result() for f in futures)
@@ -449,9 +485,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"fitting on {len(data['obs']):,} positions for {config.fit_minutes} minutes", flush=True)
     seed_everything(config.seed)
     torch.set_num_threads(2)
-    network, report = fit(data, student, 60 * config.fit_minutes, config.held_out, config.learning_rate,
-                          config.batch_size, config.seed, config.temperature, config.value_weight, own_positions=own,
-                          policy_weight=config.policy_weight or 0.0, mean_weight=config.mean_weight)  # fmt: skip
+    network, report = fit(data, student, 60 * config.fit_minutes, config.seed, config.fitting(), own_positions=own)
     made_by = [{"folder": str(f), **json.loads((f / "generated.json").read_text())}
                for f in folders if (f / "generated.json").exists()]  # fmt: skip
     summary: dict[str, Any] = dict(report)

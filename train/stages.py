@@ -302,12 +302,12 @@ class Distillation(Stage):
         written = sum(len(np.load(p)["phase"]) for p in shards.glob("*.npz"))
         if seconds > 1 and written < shared.max_positions:
             per_worker = -(-(shared.max_positions - written) // shared.workers)
+            labelling = distill.Labelling(label_rate=label_rate, limit=per_worker, chunk_seconds=60.0)
             run.say(f"{name}: labelling for {seconds / 60:.1f} min on {shared.workers} workers, teacher {teacher}")
             with ProcessPoolExecutor(shared.workers, mp_context=multiprocessing.get_context("spawn")) as pool:
                 futures = [
                     pool.submit(distill.generate, shards / f"a{progress['attempts']}w{w}.npz", teacher, net, seconds,
-                                self.label_seed(shared.seed, round_, progress["attempts"], w),
-                                64, label_rate, None, per_worker, 60.0)
+                                self.label_seed(shared.seed, round_, progress["attempts"], w), labelling)
                     for w in range(shared.workers)
                 ]  # fmt: skip
                 labelled = sum(f.result() for f in futures)
@@ -325,10 +325,10 @@ class Distillation(Stage):
         spent = float(torch.load(state_path, weights_only=False)["seconds"]) if state_path.is_file() else 0.0
         fit_seconds = max(1.0, spent + deadline - run.clock())  # to the deadline, also when the labels ran out early
         run.say(f"{name}: fitting on {len(data['obs']):,} positions until {deadline / 60:.1f} min")
+        fitting = distill.Fitting(learning_rate=shared.distill_learning_rate)
         student, report = distill.fit(
-            data, student, fit_seconds, 0.05, shared.distill_learning_rate, 1024, self.fit_seed(shared.seed, round_),
-            state_path=state_path,
-        )  # fmt: skip
+            data, student, fit_seconds, self.fit_seed(shared.seed, round_), fitting, state_path=state_path
+        )
         save_checkpoint(made, start.network, start.rules, student.state_dict(), stage=self.name, distill=report)
         atomic_write(folder / "distill.json", lambda f: json.dump({**report, "teacher": teacher}, f, indent=2))
         for key in ("positions", "start_regret", "student_regret", "start_regret_play", "student_regret_play"):
