@@ -28,9 +28,10 @@ TINY = [
 
 
 def test_the_recipe_makes_a_network_from_nothing_through_every_stage(tmp_path):
-    """Every stage, the snapshots and the final match, with the shipped-weights folder pointed at an empty one
-    (``SMEAR_RL_WEIGHTS``): every network, table and label the recipe uses, it made (the final match is against
-    ``heuristic`` only; ``neural:v0.3.0`` is the kit's)."""
+    """Every stage (the default recipe's and the beliefs stage, whose model the exit teacher draws its deals
+    from), the snapshots and the final match, with the shipped-weights folder pointed at an empty one
+    (``SMEAR_RL_WEIGHTS``): every network, model, table and label the recipe uses, it made (the final match is
+    against ``heuristic`` only; ``neural:v0.3.0`` is the kit's)."""
     empty = tmp_path / "no-weights"
     empty.mkdir()
     env = {**os.environ, "SMEAR_RL_WEIGHTS": str(empty)}
@@ -38,22 +39,28 @@ def test_the_recipe_makes_a_network_from_nothing_through_every_stage(tmp_path):
                            capture_output=True, text=True, timeout=120)  # fmt: skip
     assert probe.returncode != 0 and "neural" in probe.stderr  # the variable takes effect: no shipped network there
     command = [sys.executable, "-m", "train.recipe", "--config", "champion", "--runs-dir", str(tmp_path), "--run-name", "r"]
-    made = subprocess.run([*command, *TINY], env=env, capture_output=True, text=True, timeout=600)
+    stages = ["selfplay", "beliefs", "exit", "table", "contracts", "suits"]
+    shares = {**Config().shares, "selfplay": 0.4, "beliefs": 0.05}
+    every = ["--stages", *stages, "--shares", *(f"{k}={v}" for k, v in shares.items()),
+             "--exit.teacher", "search:net={net},beliefs={beliefs},samples=40,seconds=0.2"]  # fmt: skip
+    made = subprocess.run([*command, *TINY, *every], env=env, capture_output=True, text=True, timeout=600)
     assert made.returncode == 0, made.stderr[-3000:]
     assert not any(empty.iterdir())
     folder = tmp_path / "r"
     state = json.loads((folder / "recipe.json").read_text())
-    assert list(state["done"]) == list(STAGES)  # every stage ran, in order
+    assert list(state["done"]) == stages  # every stage ran, in order
     assert state["resumes"] == 0 and state["elapsed"] < 0.9 * 60 + 60  # little past the budget
     # The whole budget is spent, unless a distillation stage had too little time to label on a busy machine and
     # passed its network on (its checkpoint says so; the run then ends early).
     unchanged = [s for s in ("exit", "suits") if load_checkpoint(folder / state["done"][s]).extra.get("unchanged")]
     assert unchanged or state["elapsed"] >= 0.9 * 60, state["elapsed"]
-    for stage in STAGES:
+    for stage in stages:
         assert (folder / state["done"][stage]).is_file()
+    assert state["done"]["beliefs"] == "stages/6-beliefs/beliefs.pt"
+    assert f"beliefs={folder / 'stages' / '6-beliefs' / 'beliefs.pt'}" in (folder / "recipe.log").read_text()  # the teacher's
     final = load_checkpoint(folder / "final.pt")
     assert final.network.kind == "q_split"  # the contracts stage joined its contracts to the card play
-    assert final.extra["recipe"]["shares"] == Config().shares
+    assert final.extra["recipe"]["shares"] == shares and final.extra["recipe"]["stages"] == stages
     assert sorted(state["snapshots"]) == ["0.2", "0.5", "0.9"]
     for snap in state["snapshots"].values():
         load_checkpoint(folder / snap["path"])  # each a network that plays
@@ -357,3 +364,85 @@ def test_todays_stages_keep_the_seeds_and_folders_of_the_commit_before_typed_sta
     assert load_checkpoint(folder / "final.pt").network == spec
     saved = yaml.safe_load((folder / "config.yaml").read_text())
     assert saved["exit"]["round_minutes"] == 0.1 and "exit_round_minutes" not in saved  # written as it is now read
+
+
+def test_the_beliefs_stage_learns_on_the_runs_play_measures_itself_and_resumes(tmp_path):
+    """The model of the hidden cards, learned on the play of the network the stage starts from, measured on held-out
+    positions beside the uniform consistent sampler (log-loss per hidden card, calibration) in its folder, the
+    log and TensorBoard; killed and run again it goes on from its saved state with the same held-out positions."""
+    import torch
+    from torch.utils.tensorboard import SummaryWriter
+
+    from train.config import Start
+    from train.recipe import Recipe
+    from train.stages import Beliefs
+
+    config = Config(runs_dir=str(tmp_path), run_name="b", minutes=1, stages=("beliefs",), shares={"beliefs": 1},
+                    beliefs=Beliefs(hidden=(32,), games=64, held_out=64, sampler_draws=20))  # fmt: skip
+    recipe = Recipe(config, Start())
+    recipe.folder.mkdir(parents=True)
+    recipe.writer = SummaryWriter(str(recipe.folder))
+    made = config.beliefs.run(recipe, recipe.clock() + 4.0)
+    assert made == recipe.stage_folder("beliefs") / "beliefs.pt" and made.parent.name == "6-beliefs"
+    model = load_checkpoint(made)
+    assert model.network.kind == "beliefs" and model.network.hidden == (32,) and model.extra["positions"] > 0
+    report = json.loads((made.parent / "beliefs.json").read_text())
+    assert report["positions"] == 64 and report["hidden_cards"] > 64
+    assert 0 < report["log_loss_model"] < 5 and 0 < report["log_loss_uniform_sampler"] < 2
+    assert report["calibration_bins"] and 0 <= report["expected_calibration_error"] <= 1
+    assert "log-loss per hidden card" in (recipe.folder / "recipe.log").read_text()
+    held = (made.parent / "held_out.npz").read_bytes()
+    first = torch.load(made.parent / "state.pt", weights_only=False)
+    config.beliefs.run(recipe, recipe.clock() + 2.0)  # as a resume would: from the saved state
+    again = torch.load(made.parent / "state.pt", weights_only=False)
+    assert again["attempts"] == 2 and again["positions"] > first["positions"]
+    assert (made.parent / "held_out.npz").read_bytes() == held
+    recipe.writer.close()
+
+
+def test_the_exit_teacher_reads_the_runs_beliefs_and_draws_only_deals_the_seat_could_be_in(tmp_path):
+    """``{beliefs}`` in exit.teacher is the model the run's beliefs stage made (which must run before exit); the
+    teacher's deals, drawn from it, each show the seat exactly what it saw: its cards, every card played, the
+    voids shown (``seat_view`` of the deal equals the seat's view), over the positions of whole games."""
+    import numpy as np
+
+    from agents import load_agent
+    from smear_env import Game, Rules, observe, seat_view
+    from smear_nets import NetworkSpec, build_network, save_checkpoint
+    from train.config import Start, from_mapping
+    from train.recipe import Recipe
+    from train.stages import Exit
+
+    teacher = "search:net={net},beliefs={beliefs},samples=4,seconds=0.05"
+    with pytest.raises(ValueError, match="the exit stage reads what the beliefs stage makes: give beliefs a share"):
+        from_mapping(Config, {"stages": ["selfplay", "exit"], "shares": {"selfplay": 1, "exit": 1}, "exit": {"teacher": teacher}})
+    with pytest.raises(ValueError, match="before exit in stages"):
+        Config(stages=("exit", "beliefs"), shares={"exit": 1, "beliefs": 1}, exit=Exit(teacher=teacher))
+    config = Config(runs_dir=str(tmp_path), run_name="t", stages=("beliefs", "exit"), shares={"beliefs": 1, "exit": 1},
+                    exit=Exit(teacher=teacher))  # fmt: skip
+    recipe = Recipe(config, Start())
+    net, beliefs = recipe.folder / "networks" / "1-selfplay.pt", recipe.stage_folder("beliefs") / "beliefs.pt"
+    for path, spec in ((net, NetworkSpec("q", (16,))), (beliefs, NetworkSpec("beliefs", (16,)))):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        save_checkpoint(path, spec, Rules(), build_network(spec).state_dict())
+    recipe.state["done"]["beliefs"] = str(beliefs.relative_to(recipe.folder))
+    spec = config.exit.teacher_of(recipe, net)
+    assert spec == f"search:net={net},beliefs={beliefs},samples=4,seconds=0.05"
+    agent = load_agent(spec)
+    assert agent.beliefs is not None  # the learned model, not the uniform sampler
+    rng = np.random.default_rng(5)
+    checked = 0
+    for seed in range(6):
+        game = Game(Rules(), seed)
+        while not game.game_over and game.hand_index < 2:
+            seat = game.to_act
+            view = seat_view(game, seat)
+            sampler = agent._sampler(view, observe(game, seat))
+            for _ in range(5):
+                deal = sampler.game(rng)
+                assert seat_view(deal, seat) == view  # its cards, the cards played, the kitty it saw, the voids
+                assert all("CDHS"[c >> 3] not in view.voids[s] for s in range(4) if s != seat for c in deal.holding[s])
+                checked += 1
+            legal = game.legal_actions()
+            game.step(legal[rng.integers(len(legal))])
+    assert checked > 500

@@ -430,15 +430,18 @@ def test_every_command_reads_a_config_dataclass_and_its_help_lists_each_option_w
         )
 
 
-def test_the_recipe_config_file_makes_a_valid_recipe():
+@pytest.mark.parametrize("name", ["champion", "champion_beliefs"])
+def test_the_recipe_config_file_makes_a_valid_recipe(name):
     import yaml
 
     from train.config import from_mapping
-    from train.recipe import STAGES, Config
+    from train.recipe import Config
 
-    config = from_mapping(Config, yaml.safe_load((CONFIGS / "champion.yaml").read_text()))
-    assert set(config.shares) <= set(STAGES) and config.minutes == 60
+    config = from_mapping(Config, yaml.safe_load((CONFIGS / f"{name}.yaml").read_text()))
+    assert set(config.shares) <= set(config.stages) and config.minutes == 60
     assert config.deadlines()["suits"] == pytest.approx(3600)
+    for stage in config.running():
+        config.stage(stage).prepare()
 
 
 def test_dmc_learning_rate_falls_linearly_and_bf16_suit_shuffled_steps_learn(tmp_path):

@@ -18,8 +18,10 @@ card (nats) and the calibration (predicted probability against observed frequenc
 from __future__ import annotations
 
 import json
+import math
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -62,14 +64,17 @@ def labels(venv: SmearVectorEnv, seats: np.ndarray) -> np.ndarray:
 
 
 class Positions:
-    """Positions of games between a network (``player``) and the heuristic player, batch by batch."""
+    """Positions of games between a network (``player``) and the heuristic player, batch by batch: each team of
+    a game is the network's with chance ``neural_share`` (1: every seat the network's), and a share ``epsilon``
+    of the moves is random (it keeps the positions varied)."""
 
-    def __init__(self, games: int, seed: int, player: NeuralAgent, epsilon: float = 0.05) -> None:
+    def __init__(self, games: int, seed: int, player: NeuralAgent, epsilon: float = 0.05, neural_share: float = 0.7) -> None:
         self.venv = SmearVectorEnv(games, seed=seed, reward="margin", copy=False, rules=player.rules)
         self.obs, self.info = self.venv.reset()
         self.rng = np.random.default_rng(seed)
         self.neural, self.heuristic = player, load_agent("heuristic")
-        self.team_plays_neural = self.rng.random((games, 2)) < 0.7
+        self.neural_share = neural_share
+        self.team_plays_neural = self.rng.random((games, 2)) < neural_share
         self.epsilon = epsilon
 
     def next(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -87,18 +92,22 @@ class Positions:
         self.obs, _, _, _, self.info = venv.step(actions)
         done = self.info.get("_final")
         if done is not None and done.any():
-            self.team_plays_neural[done] = self.rng.random((int(done.sum()), 2)) < 0.7
+            self.team_plays_neural[done] = self.rng.random((int(done.sum()), 2)) < self.neural_share
         return obs, y, seat
 
 
-def held_out(positions: int, seed: int, draws: int, player: NeuralAgent) -> dict[str, np.ndarray]:
-    """Held-out positions with their labels and the uniform sampler's estimated probabilities."""
-    stream = Positions(256, seed, player)
+def held_out(
+    positions: int, seed: int, draws: int, player: NeuralAgent, neural_share: float = 0.7, seconds: float = math.inf
+) -> dict[str, np.ndarray]:
+    """Held-out positions with their labels and the uniform sampler's estimated probabilities (fewer than
+    ``positions`` if ``seconds`` run out first; at least one batch's)."""
+    stream = Positions(256, seed, player, neural_share=neural_share)
     rng = np.random.default_rng(seed)
     obs: list[np.ndarray] = []
     y: list[np.ndarray] = []
     uniform: list[np.ndarray] = []
-    while sum(len(o) for o in obs) < positions:
+    ends = time.time() + seconds
+    while sum(len(o) for o in obs) < positions and (not obs or time.time() < ends):
         venv, seats = stream.venv, stream.info["seat"]
         picks = rng.choice(venv.num_envs, size=16, replace=False)
         snapshots = [(venv.game(int(i)), int(seats[i])) for i in picks]  # the positions the next batch shows
@@ -155,6 +164,38 @@ def measure(model: torch.nn.Module, data: dict[str, np.ndarray], bins: int = 10)
     }
 
 
+def learn(
+    model: torch.nn.Module,
+    optimizer: torch.optim.Optimizer,
+    stream: Positions,
+    seconds: float,
+    tick: Callable[[int], None] | None = None,
+    every: float = 60.0,
+) -> int:
+    """``model`` on ``stream``'s positions for ``seconds`` (cross-entropy of where each hidden card lies);
+    ``tick(positions)`` every ``every`` seconds (a checkpoint). Returns the positions seen."""
+    started, steps, seen, losses = time.time(), 0, 0, []
+    next_tick = started + every
+    model.train()
+    while time.time() - started < seconds:
+        obs, y, _ = stream.next()
+        logits = model(torch.from_numpy(obs))
+        loss = F.cross_entropy(logits.reshape(-1, 4), torch.from_numpy(y).reshape(-1), ignore_index=UNKNOWN)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+        steps, seen = steps + 1, seen + len(obs)
+        if steps % 200 == 0:
+            print(f"{time.time() - started:6.0f} s  {seen:,} positions  loss {np.mean(losses):.4f}", flush=True)
+            losses.clear()
+        if tick is not None and time.time() >= next_tick:
+            tick(seen)
+            next_tick = time.time() + every
+    model.eval()
+    return seen
+
+
 @dataclass
 class Config:
     """What ``python -m train.beliefs`` trains, for how long, and where it writes the model."""
@@ -207,22 +248,7 @@ def main(argv: list[str] | None = None) -> int:
     spec = NetworkSpec("beliefs", tuple(config.hidden))
     model = build_network(spec)
     optimizer = torch.optim.Adam(model.parameters(), lr=config.learning_rate)
-    stream = Positions(config.games, config.seed, player)
-    started, steps, seen, losses = time.time(), 0, 0, []
-    while time.time() - started < 60 * config.minutes:
-        obs, y, _ = stream.next()
-        logits = model(torch.from_numpy(obs))
-        target = torch.from_numpy(y)
-        loss = F.cross_entropy(logits.reshape(-1, 4), target.reshape(-1), ignore_index=UNKNOWN)
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
-        losses.append(loss.item())
-        steps, seen = steps + 1, seen + len(obs)
-        if steps % 200 == 0:
-            print(f"{time.time() - started:6.0f} s  {seen:,} positions  loss {np.mean(losses):.4f}", flush=True)
-            losses.clear()
-    model.eval()
+    seen = learn(model, optimizer, Positions(config.games, config.seed, player), 60 * config.minutes)
     save_checkpoint(out, spec, rules, model.state_dict(), positions=seen, minutes=config.minutes)
     print(f"wrote {out} ({seen:,} training positions)", flush=True)
     data = held_out(config.held_out, config.seed + 1_000_003, config.sampler_draws, player)

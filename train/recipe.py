@@ -20,6 +20,9 @@ plays what it made against ``final_opponents`` in the duplicate format. Each sta
 5. **suits**: the network taught its own values averaged over ``suits.orders`` orders of the suits
    (``smear_nets.SuitMean``; ``train.distill``'s network teacher).
 
+and one stage the default recipe leaves out: **beliefs**, the model of the hidden cards (``train.beliefs``)
+learned on the run's own play, which ``{beliefs}`` in ``exit.teacher`` puts in the teacher's spec.
+
 Every stage's deadline is a point of the run's own clock (the budget's time, counted across resumes), so a
 stage that overran its share takes it from the next, and ``--resume runs/NAME`` continues a killed run
 where it stopped: inside DMC from its last checkpoint, inside a distillation from the positions written
@@ -64,7 +67,7 @@ from smear_rl.provenance import kit_commit
 from . import dmc
 from .config import Mix, Start, parse, parse_sizes, strings_flag
 from .run import folder_for, seed_everything
-from .stages import KINDS, Contracts, Exit, SelfPlay, Shared, Stage, Suits, Table
+from .stages import KINDS, Beliefs, Contracts, Exit, SelfPlay, Shared, Stage, Suits, Table
 
 STAGES = ("selfplay", "exit", "table", "contracts", "suits")
 """The default recipe: its stages, in the order they run."""
@@ -93,7 +96,7 @@ class Config(Shared):
     minutes: float = 60.0
     """the budget: minutes of the run's own time (wall clock, counted across resumes) for all the stages"""
     stages: Names = STAGES
-    """the recipe: its stages in the order they run (each's settings are its own flags, --exit.teacher): selfplay, exit, table, contracts, suits"""
+    """the recipe: its stages in the order they run (each's settings are its own flags, --exit.teacher): selfplay, exit, table, contracts, suits, beliefs"""
     shares: Mix = field(default_factory=lambda: {"selfplay": 0.45, "exit": 0.3, "table": 0.02, "contracts": 0.13, "suits": 0.1})
     """each stage's share of the budget (weights, made to sum to 1; 0 or absent leaves a stage out)"""
     init: str | None = None
@@ -108,6 +111,8 @@ class Config(Shared):
     """the contracts stage (DMC under the table's target)"""
     suits: Suits = field(default_factory=Suits)
     """the stage of the suits' orders averaged"""
+    beliefs: Beliefs = field(default_factory=Beliefs)
+    """the stage of the model of the hidden cards (for exit.teacher's {beliefs})"""
     snapshot_minutes: Minutes = (10.0, 20.0, 30.0, 45.0, 60.0)
     """minutes of the run's clock at which the network held then is kept in snapshots/ (the curve)"""
     final_opponents: Specs = ("neural:v0.3.0", "heuristic")
@@ -146,7 +151,7 @@ class Config(Shared):
             raise ValueError(f"config shares={self.shares}: weights 0 or more, summing above 0")
         running = self.running()
         for name in running:
-            for need in self.stage(name).needs:
+            for need in self.stage(name).needs():
                 if need not in running[: running.index(name)]:
                     raise ValueError(
                         f"config shares: the {name} stage reads what the {need} stage makes: give {need} a share "

@@ -27,11 +27,11 @@ from torch.utils.tensorboard import SummaryWriter
 
 from smear_env import Rules
 from smear_env.files import atomic_write
-from smear_nets import joined, load_checkpoint, save_checkpoint
+from smear_nets import NetworkSpec, build_network, joined, load_checkpoint, save_checkpoint
 from smear_rl.command import Flat
 
-from . import chance_table, distill, dmc
-from .config import RunFields, Start, check_types, checked, find_config, from_mapping, unchecked
+from . import beliefs, chance_table, distill, dmc
+from .config import RunFields, Sizes, Start, check_types, checked, find_config, from_mapping, unchecked
 
 
 @dataclass
@@ -116,8 +116,6 @@ class Stage:
     """the stage's own number (its folders' prefix, its seeds' stream): fixed, never its place in a recipe"""
     makes_network: ClassVar[bool] = True
     """whether what it makes is a network (the table is a table of win chances: the network held stays)"""
-    needs: ClassVar[tuple[str, ...]] = ()
-    """the stages whose output it reads: each must run before it"""
 
     def __post_init__(self) -> None:
         if checked():
@@ -129,6 +127,10 @@ class Stage:
 
     def refuse(self, field: str, message: str) -> None:
         raise ValueError(f"config {self.name}.{field}={getattr(self, field)!r}: {message}")
+
+    def needs(self) -> tuple[str, ...]:
+        """The stages whose output it reads: each must run before it."""
+        return ()
 
     def prepare(self) -> None:
         """The checks that read files (a config the stage names), made before the run starts."""
@@ -216,9 +218,11 @@ class Contracts(DMCStage):
 
     name: ClassVar[str] = "contracts"
     number: ClassVar[int] = 4
-    needs: ClassVar[tuple[str, ...]] = ("table",)
     config: str = "dmc_contracts"
     """the DMC config of the contracts stage (target chance on the bids, trumps and discards, the card play frozen)"""
+
+    def needs(self) -> tuple[str, ...]:
+        return ("table",)
 
     def run(self, run: Context, deadline: float) -> Path:
         play = run.current()
@@ -347,7 +351,7 @@ class Exit(Distillation):
     name: ClassVar[str] = "exit"
     number: ClassVar[int] = 2
     teacher: str = "search:net={net},beliefs=uniform,samples=40,seconds=0.2"
-    """the teacher of expert iteration, an agent spec with scores(); {net} is the network the round starts from"""
+    """the teacher of expert iteration, an agent spec with scores(); {net} is the network the round starts from, {beliefs} the model of the hidden cards the beliefs stage made (beliefs={beliefs}: its deals drawn from it)"""
     label_rate: float = 0.5
     """share of the decisions with a choice the exit teacher labels"""
     fit_share: float = 0.35
@@ -366,6 +370,14 @@ class Exit(Distillation):
         if "{net}" not in self.teacher:
             self.refuse("teacher", "must search over the stage's network: put {net} where it goes")
 
+    def needs(self) -> tuple[str, ...]:
+        return ("beliefs",) if "{beliefs}" in self.teacher else ()
+
+    def teacher_of(self, run: Context, net: Path) -> str:
+        """The teacher's spec for a round that starts from ``net``: {net} and {beliefs} put in."""
+        teacher = self.teacher.replace("{net}", str(net))
+        return teacher.replace("{beliefs}", str(run.made("beliefs"))) if "{beliefs}" in teacher else teacher
+
     def rounds(self, minutes: float) -> int:
         """How many rounds a stage of ``minutes`` is cut into (``round_minutes`` the longest)."""
         return max(1, math.ceil(minutes / self.round_minutes - 1e-9))
@@ -382,8 +394,7 @@ class Exit(Distillation):
             if not made.is_file():
                 end = deadline - (rounds - r) * (deadline - begin) / rounds
                 folder = run.stage_folder(self.name) / part
-                self.distill(run, end, net, self.teacher.replace("{net}", str(net)), self.label_rate, self.fit_share,
-                             folder, made, r)  # fmt: skip
+                self.distill(run, end, net, self.teacher_of(run, net), self.label_rate, self.fit_share, folder, made, r)
                 if rounds > 1:
                     run.say(f"exit: round {r}/{rounds} done: {made.relative_to(run.folder)}")
             net = made
@@ -415,5 +426,93 @@ class Suits(Distillation):
         return self.distill(run, deadline, net, f"neural:{net},suits={self.orders}", 1.0, self.fit_share)
 
 
-KINDS: dict[str, type[Stage]] = {kind.name: kind for kind in (SelfPlay, Exit, Table, Contracts, Suits)}
+@dataclass
+class Beliefs(Stage):
+    """**beliefs**: the model of the hidden cards (``train.beliefs``: for each card a seat cannot see, where it
+    lies) learned on the run's own play, every seat the network the stage starts from, for the search teachers
+    of later stages (``{beliefs}`` in ``exit.teacher``). Its measure beside the uniform consistent sampler, on
+    held-out positions of the same play: the log-loss per hidden card and the calibration, in the run's log,
+    TensorBoard (``beliefs/``) and ``stages/6-beliefs/beliefs.json``."""
+
+    name: ClassVar[str] = "beliefs"
+    number: ClassVar[int] = 6
+    makes_network: ClassVar[bool] = False
+    hidden: Sizes = (512, 256)
+    """hidden layer sizes of the model"""
+    learning_rate: float = 1e-3
+    """Adam's learning rate"""
+    games: int = 1024
+    """games in lockstep that stream the training positions"""
+    held_out: int = 2000
+    """held-out positions of the measure"""
+    sampler_draws: int = 200
+    """deals per held-out position that estimate the uniform sampler's probabilities"""
+    measure_share: float = 0.2
+    """most of the stage's time spent making the held-out positions (fewer than held_out if it runs out)"""
+
+    def validate(self) -> None:
+        super().validate()
+        if not self.hidden or min(self.hidden) < 1:
+            self.refuse("hidden", "one or more positive layer sizes, e.g. [512, 256]")
+        if not self.learning_rate > 0:
+            self.refuse("learning_rate", "above 0")
+        for name in ("games", "held_out", "sampler_draws"):
+            if getattr(self, name) < 1:
+                self.refuse(name, "at least 1")
+        if not 0 < self.measure_share < 1:
+            self.refuse("measure_share", "in (0, 1), the rest of the stage trains")
+
+    def run(self, run: Context, deadline: float) -> Path:
+        """Held-out positions first (kept in the stage's folder), then training until ``deadline``, its state
+        saved every minute (a kill resumes from it), then the measure."""
+        from agents.neural import NeuralAgent
+
+        folder, seed = run.stage_folder(self.name), run.config.seed * 100 + self.stream
+        folder.mkdir(parents=True, exist_ok=True)
+        player = NeuralAgent(str(run.start_network()), device="cpu")
+        torch.set_num_threads(2)
+        held_file = folder / "held_out.npz"
+        if not held_file.is_file():
+            seconds = self.measure_share * (deadline - run.begin(self.name))
+            arrays: dict[str, Any] = beliefs.held_out(self.held_out, seed + 1_000_003, self.sampler_draws, player, 1.0, seconds)
+            atomic_write(held_file, lambda f: np.savez_compressed(f, **arrays), binary=True)
+        data = dict(np.load(held_file))
+        spec = NetworkSpec("beliefs", tuple(self.hidden))
+        torch.manual_seed(seed)
+        model = build_network(spec)
+        optimizer = torch.optim.Adam(model.parameters(), lr=self.learning_rate)
+        state_file = folder / "state.pt"
+        state: dict[str, Any] = {"positions": 0, "attempts": 0}
+        if state_file.is_file():
+            state = torch.load(state_file, weights_only=False)
+            model.load_state_dict(state.pop("model"))
+            optimizer.load_state_dict(state.pop("optimizer"))
+        state["attempts"] += 1
+        before = state["positions"]
+
+        def keep(seen: int) -> None:
+            whole = {**state, "positions": before + seen, "model": model.state_dict(), "optimizer": optimizer.state_dict()}
+            atomic_write(state_file, lambda f: torch.save(whole, f), binary=True)
+
+        seconds = max(1.0, deadline - run.clock())
+        run.say(f"beliefs: learning for {seconds / 60:.1f} min on the play of {run.start_network().name}")
+        stream = beliefs.Positions(self.games, seed * 1000 + state["attempts"], player, neural_share=1.0)
+        seen = beliefs.learn(model, optimizer, stream, seconds, tick=keep)
+        keep(seen)
+        state["positions"] = before + seen
+        made = folder / "beliefs.pt"
+        save_checkpoint(made, spec, player.rules, model.state_dict(), positions=state["positions"], stage=self.name)
+        report = {**beliefs.measure(model, data), "training_positions": state["positions"], "sampler_draws": self.sampler_draws}
+        atomic_write(folder / "beliefs.json", lambda f: json.dump(report, f, indent=2))
+        for key in ("log_loss_model", "log_loss_uniform_sampler", "expected_calibration_error"):
+            run.writer.add_scalar(f"beliefs/{key}", report[key], int(run.clock()))
+        run.say(
+            f"beliefs: log-loss per hidden card {report['log_loss_model']:.4f} against the uniform sampler's "
+            f"{report['log_loss_uniform_sampler']:.4f} on {report['positions']:,} held-out positions; calibration "
+            f"error {report['expected_calibration_error']:.4f} ({state['positions']:,} positions learned)"
+        )
+        return made
+
+
+KINDS: dict[str, type[Stage]] = {kind.name: kind for kind in (SelfPlay, Exit, Table, Contracts, Suits, Beliefs)}
 """Every stage a recipe may list, by name."""
