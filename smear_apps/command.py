@@ -3,7 +3,7 @@ around its body: its options read from a config dataclass by tyro (:func:`cli`),
 reported as one line (:func:`command`).
 
 A config's fields are its options, each with the docstring under it as its help: flat (a nested
-``rules: Flat[Rules]`` gives ``--kitty-size``: ``smear_rl.command.Flat``), booleans as ``--x`` / ``--no-x``,
+``rules: Flat[Rules]`` gives ``--kitty-size``: ``smear_rl.cmdline.Flat``), booleans as ``--x`` / ``--no-x``,
 positional where the field says ``tyro.conf.Positional``. A value that does not read, or that the
 config's checks refuse (a ``ValueError`` from ``__post_init__``), is one line naming it, exit status 2.
 """
@@ -16,10 +16,10 @@ from contextlib import contextmanager
 from typing import TypeVar
 
 from smear_env import __version__
-from smear_rl.command import read, refuse
+from smear_rl.cmdline import read, refuse
 from smear_rl.extras import missing
 
-__all__ = ["cli", "command", "refuse"]
+__all__ = ["cli", "command", "exploit", "refuse"]
 T = TypeVar("T")
 
 
@@ -40,3 +40,12 @@ def command(prog: str) -> Iterator[None]:
             raise
         print(f"{prog}: error: {found}", file=sys.stderr)
         raise SystemExit(2) from None
+
+
+@command("smear-exploit")
+def exploit(argv: list[str] | None = None) -> int:
+    """``smear-exploit``: the best response to an agent and its control, ``train.tools.exploit.main`` (the tool's one
+    module; this is its command, which says in one line when the ``train`` extra is missing)."""
+    from train.tools.exploit import main
+
+    return main(argv)

@@ -16,7 +16,7 @@ from smear_env import Rules
 from smear_env.files import atomic_write
 from smear_env.records import write_records
 from smear_rl.cluster import need_ray
-from smear_rl.command import Flat
+from smear_rl.cmdline import Flat
 from smear_rl.extras import MissingExtraError, need
 
 from .command import cli, command, refuse

@@ -22,7 +22,7 @@ from smear_env.actions import DISCARD_BASE, PLAY_BASE
 from smear_env.game import game_label, game_rng, run_entropy, team_of
 from smear_env.records import write_records
 from smear_env.render import after_move, announce, explain_hand, render_view
-from smear_rl.command import Flat
+from smear_rl.cmdline import Flat
 from smear_rl.extras import MissingExtraError
 
 from .command import cli, command, refuse

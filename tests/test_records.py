@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from scenarios import mixed_hand
 
-from smear_apps.records import main as records_main
+from smear_apps.records_app import main as records_main
 from smear_env import RecordError, Rules, check_records, read_records, write_records
 from smear_env.records import play_random_games
 

@@ -406,19 +406,19 @@ def test_checkpoints_run_configs_and_match_json_record_the_version(tmp_path):
 
 
 @pytest.mark.parametrize("command", ["train.dmc", "train.ppo", "train.distill", "train.beliefs", "train.chance_table", "train.tools.export",
-                                     "train.tools.sweep", "train.tools.exploit", "train.tools.ship", "train.recipe", "smear_apps.eval", "smear_apps.play", "smear_apps.records", "smear_apps.web.app", "smear_apps.exploit"])  # fmt: skip
+                                     "train.tools.sweep", "train.tools.exploit", "train.tools.ship", "train.recipe", "smear_apps.eval", "smear_apps.play", "smear_apps.records_app", "smear_apps.web.app", "smear_apps.command:exploit"])  # fmt: skip
 def test_every_command_reads_a_config_dataclass_and_its_help_lists_each_option_with_its_default(command, capsys):
     """One style for every command: ``--help`` naming every option, on tyro: a flag (or a positional argument)
     for every field of the command's config dataclass (flat: the rule settings as ``--kitty-size``)."""
     import importlib
 
-    module = importlib.import_module(command)
+    module = importlib.import_module(command.split(":")[0])
     with pytest.raises(SystemExit) as done:
-        module.main(["--help"])
+        getattr(module, command.partition(":")[2] or "main")(["--help"])
     text = capsys.readouterr().out
     assert done.value.code == 0 and text.startswith("usage: ") and "--version" in text
     config = getattr(module, "Config", None)
-    if command != "smear_apps.exploit":  # train.tools.exploit's, under its own name
+    if command != "smear_apps.command:exploit":  # train.tools.exploit's, under its own name
         assert config is not None, f"{command}: a config dataclass, not hand-written argparse"
         flat = " ".join(text.replace("\u2502", " ").split())
         for f in dataclasses.fields(config):

@@ -30,7 +30,7 @@ import yaml
 from tyro.constructors import PrimitiveConstructorSpec
 
 from smear_env import Rules, __version__
-from smear_rl.command import Flat, read, refuse
+from smear_rl.cmdline import Flat, read, refuse
 
 SPECIAL_OPPONENTS = ("self", "pool")
 _CHECKED = contextvars.ContextVar("_CHECKED", default=True)

@@ -28,7 +28,7 @@ from torch.utils.tensorboard import SummaryWriter
 from smear_env import Rules
 from smear_env.files import atomic_write
 from smear_nets import NetworkSpec, build_network, joined, load_checkpoint, save_checkpoint
-from smear_rl.command import Flat
+from smear_rl.cmdline import Flat
 
 from . import beliefs, chance_table, distill, dmc
 from .config import RunFields, Sizes, Start, check_types, checked, find_config, from_mapping, unchecked

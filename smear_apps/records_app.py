@@ -13,7 +13,7 @@ from smear_env import Rules
 from smear_env.records import RecordError, check_records, play_random_games, write_records
 from smear_env.render import describe_hand
 from smear_env.vector import play_random_games_vector
-from smear_rl.command import Flat
+from smear_rl.cmdline import Flat
 
 from .command import cli, command
 
