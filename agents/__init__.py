@@ -2,7 +2,7 @@
 
 from .base import Agent
 from .envs import single_agent_env
-from .registry import AgentEntry, load_agent, register, registered, spec_help
+from .registry import AgentEntry, Bounds, load_agent, register, registered, spec_help
 
 # The built-in agents: an id, where the class is, what a spec may say to it.
 NETWORK_OPTIONS = {"device": str, "any_rules": bool, "suits": int}  # every network agent's (agents.neural)
@@ -13,12 +13,14 @@ NETWORKS = (
     "dmc",
     "v0.3.0",
 )  # smear_nets.shipped.NETWORKS's names, spelled out: importing smear_nets imports torch
+SAMPLING = {"samples": Bounds(1, 100_000), "seconds": Bounds(0, 3600, above=True)}  # PIMC's, and so the search's
 register("random", "agents.random_agent:RandomAgent", summary="uniform over the legal actions")
 register("heuristic", "agents.heuristic:HeuristicAgent", summary="the rule-based player of agents/heuristic.py")
 register(
     "pimc",
     "agents.pimc:PIMCAgent",
     options={"samples": int, "seconds": float},
+    bounds=SAMPLING,
     summary="perfect-information Monte-Carlo search over deals consistent with the seat's view",
 )
 register(
@@ -27,6 +29,7 @@ register(
     argument="path",
     options=NETWORK_OPTIONS,
     files={"path": NETWORKS},
+    bounds={"suits": Bounds(1, 24)},  # the 4! orders of the suits (smear_nets.check_suits, which the network runs)
     summary="a trained network: the shipped one (chance's network taught its values averaged over the orders of the suits), neural:NAME another shipped one (distilled, chance, dmc), neural:PATH a checkpoint (neural:A+B: the mean of several networks' values)",
 )
 register(
@@ -49,6 +52,16 @@ register(
         "device": str,
     },
     files={"net": NETWORKS, "beliefs": ("uniform",), "chances": ("chance",)},
+    bounds=SAMPLING
+    | {
+        "blend": Bounds(0, 100),  # the network's weight beside the search value
+        "mix": Bounds(0, 1),  # the rollouts' share of a card's search value
+        "infer": Bounds(0, 100),  # the temperature of inference from the play (points; 0: off)
+        "net_tricks": Bounds(0, 6),  # tricks the network plays alone (a hand has six, R11)
+        "rollouts": Bounds(0, 100_000),
+        "play_rollouts": Bounds(0, 100_000),
+        "draws": Bounds(1, 64),
+    },
     summary="the network for the contract, PIMC over deals from a learned model of the hidden cards for the play, blended (presets: pimc, rollouts, chance)",
 )
 register(
@@ -61,6 +74,7 @@ register(
     "ismcts",
     "agents.interop:ISMCTSAgent",
     options={"simulations": int, "uct_c": float, "rollouts": int},
+    bounds={"simulations": Bounds(1, 100_000), "uct_c": Bounds(0, 100, above=True), "rollouts": Bounds(1, 1000)},
     summary="OpenSpiel's information-set MCTS over the hand in progress (pip install 'smear-rl[openspiel]')",
 )
-__all__ = ["Agent", "AgentEntry", "load_agent", "register", "registered", "single_agent_env", "spec_help"]
+__all__ = ["Agent", "AgentEntry", "Bounds", "load_agent", "register", "registered", "single_agent_env", "spec_help"]

@@ -30,7 +30,7 @@ from smear_env import Rules, SeatView, action_name, observe, sample_game, seat_v
 from smear_rl.extras import need
 
 from .base import Agent
-from .registry import load_agent
+from .registry import check_options, load_agent
 
 
 def _openspiel() -> Any:
@@ -122,11 +122,7 @@ class ISMCTSAgent(Agent):
 
     def __init__(self, simulations: int = 100, uct_c: float = 1.5, rollouts: int = 1) -> None:
         super().__init__()
-        if not 1 <= simulations <= 100_000 or not 0 < uct_c <= 100 or not 1 <= rollouts <= 1000:
-            raise ValueError(
-                f"ismcts: simulations={simulations} must be 1 to 100,000, uct_c={uct_c} above 0 and at most 100, "
-                f"rollouts={rollouts} 1 to 1,000"
-            )
+        check_options("ismcts", simulations=simulations, uct_c=uct_c, rollouts=rollouts)
         self.openspiel = _openspiel()
         self.simulations, self.uct_c, self.rollouts = simulations, uct_c, rollouts
         self.rng = np.random.default_rng(0)

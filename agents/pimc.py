@@ -44,6 +44,7 @@ from smear_env.view import CARD_INDEX
 from .base import Agent
 from .dds import Solver
 from .heuristic import HeuristicAgent, estimate_points, heuristic_discard
+from .registry import check_options
 
 
 def _mask(cards) -> int:
@@ -74,8 +75,7 @@ class PIMCAgent(Agent):
 
     def __init__(self, samples: int = 20, seconds: float = 0.1) -> None:
         super().__init__()
-        if not (samples >= 1 and 0 < seconds <= 3600):
-            raise ValueError(f"pimc: samples={samples} must be 1 or more and seconds={seconds} above 0 and at most 3600")
+        check_options("pimc", samples=samples, seconds=seconds)
         self.samples = samples
         self.seconds = seconds
         self.solver = Solver()

@@ -26,6 +26,28 @@ from .base import Agent
 
 
 @dataclass(frozen=True)
+class Bounds:
+    """The values a numeric option allows: from ``low`` to ``high``, both included, or above ``low`` where ``above``."""
+
+    low: float
+    high: float
+    above: bool = False
+
+    def holds(self, value: float) -> bool:
+        """Whether ``value`` is allowed (NaN never is)."""
+        return (self.low < value if self.above else self.low <= value) and value <= self.high
+
+    def __str__(self) -> str:
+        low, high = _number(self.low), _number(self.high)
+        return f"above {low} and at most {high}" if self.above else f"from {low} to {high}"
+
+
+def _number(value: float) -> str:
+    """``100000`` as ``100,000`` and ``0.5`` as ``0.5``."""
+    return f"{int(value):,}" if float(value).is_integer() else f"{value:,}"
+
+
+@dataclass(frozen=True)
 class AgentEntry:
     """A registered agent: its id, where its class is, and what a spec may say to it."""
 
@@ -41,6 +63,9 @@ class AgentEntry:
     files: dict[str, tuple[str, ...]] = field(default_factory=dict)
     """The argument and options whose value names a file to read, each with the names it takes instead of a
     path (``neural``'s ``path``: ``("neural", "dmc", ...)``): what a server must hold to the folders it allows."""
+    bounds: dict[str, Bounds] = field(default_factory=dict)
+    """The allowed values of numeric options (``pimc``'s ``samples``: from 1 to 100,000); an option without
+    bounds takes any finite number."""
     builtin: bool = True
     """True for the kit's own agents; False for other packages' entry points and for a spec's own
     ``file.py:Class`` or ``module:Class`` (made by :func:`parse_spec`, never registered)."""
@@ -66,9 +91,22 @@ def register(
     options: dict[str, type] | None = None,
     summary: str = "",
     files: dict[str, tuple[str, ...]] | None = None,
+    bounds: dict[str, Bounds] | None = None,
 ) -> None:
     """Make ``id`` a spec for the agent class at ``entry_point`` (``"module:Class"``); one line per agent."""
-    _REGISTRY[id] = AgentEntry(id, entry_point, argument, dict(options or {}), summary, dict(files or {}))
+    unknown = sorted(set(bounds or {}) - set(options or {}))
+    if unknown:
+        raise ValueError(f"register({id!r}): bounds for {unknown}, which are not among its options")
+    _REGISTRY[id] = AgentEntry(id, entry_point, argument, dict(options or {}), summary, dict(files or {}), dict(bounds or {}))
+
+
+def check_options(id: str, **values: float) -> None:
+    """A ValueError naming the first of ``values`` (an agent's numeric options) outside the bounds that ``id``'s
+    registration gives it: the agents' constructors check here, so that each range is said once."""
+    bounds = _REGISTRY[id].bounds
+    for key, value in values.items():
+        if not bounds[key].holds(value):
+            raise ValueError(f"{id}: {key}={value} must be {bounds[key]}")
 
 
 def registered() -> list[AgentEntry]:
@@ -148,20 +186,22 @@ def _arguments(spec: str, entry: AgentEntry, items: list[str]) -> dict[str, Any]
             continue
         if key not in entry.options:
             raise ValueError(f"agent spec {quoted(spec, SPEC_CHARS)}: bad option {item!r}; allowed are {_allowed(entry)}")
-        kind = entry.options[key]
+        kind, bounds = entry.options[key], entry.bounds.get(key)
+        word = KINDS.get(kind, kind.__name__)
+        needs = f"{word} {bounds}" if bounds else word + EXAMPLES.get(kind, "")
         try:
             kwargs[key] = _parse_bool(value) if kind is bool else kind(value)
         except ValueError:
-            raise ValueError(
-                f"agent spec {quoted(spec, SPEC_CHARS)}: option {key} needs {KINDS.get(kind, kind.__name__)}, got {quoted(value)}"
-            ) from None
-        if kind is float and not math.isfinite(kwargs[key]):
-            raise ValueError(f"agent spec {quoted(spec, SPEC_CHARS)}: option {key} needs a finite number, got {quoted(value)}")
+            raise ValueError(f"agent spec {quoted(spec, SPEC_CHARS)}: option {key} needs {needs}, got {quoted(value)}") from None
+        if kind in (int, float) and not (bounds.holds(kwargs[key]) if bounds else math.isfinite(kwargs[key])):
+            raise ValueError(f"agent spec {quoted(spec, SPEC_CHARS)}: option {key} needs {needs}, got {quoted(value)}")
     return kwargs
 
 
-KINDS = {int: "a whole number (such as 20)", float: "a number (such as 0.5)", bool: "true or false", str: "a name"}
+KINDS = {int: "a whole number", float: "a number", bool: "true or false", str: "a name"}
 """An option's type in a refusal's words."""
+EXAMPLES = {int: " (such as 20)", float: " (a finite one, such as 0.5)"}
+"""What follows an option's type in a refusal where no bounds are registered for it."""
 
 
 def _allowed(entry: AgentEntry) -> str:

@@ -71,6 +71,7 @@ from smear_nets.shipped import BELIEFS
 from .chances import Chances
 from .neural import NeuralAgent
 from .pimc import PIMCAgent
+from .registry import check_options
 from .rollouts import Rollouts
 
 PRESETS: dict[str, dict[str, object]] = {
@@ -93,16 +94,6 @@ PRESETS: dict[str, dict[str, object]] = {
 PRESETS["rollouts"] = PRESETS["pimc"] | dict(net="distilled", rollouts=64, play_rollouts=64, mix=1.0)
 PRESETS["chance"] = PRESETS["rollouts"] | dict(net="chance", chances="chance")
 """The named settings of the table in the module docstring: each option's value."""
-RANGES: dict[str, tuple[float, float]] = {
-    "blend": (0, 100),  # the network's weight beside the search value
-    "mix": (0, 1),  # the rollouts' share of a card's search value
-    "infer": (0, 100),  # the temperature of inference from the play (points; 0: off)
-    "net_tricks": (0, 6),  # tricks the network plays alone (a hand has six, R11)
-    "rollouts": (0, 100_000),
-    "play_rollouts": (0, 100_000),
-    "draws": (1, 64),
-}
-"""Each numeric option's allowed values, from and to (both included)."""
 ROLLED = (Phase.TRUMP, Phase.DISCARD)  # the contract decisions ``rollouts`` values (the bids stay the network's)
 
 
@@ -138,13 +129,10 @@ class SearchAgent(PIMCAgent):
         device: str,
     ) -> None:
         super().__init__(samples, seconds)
-        for key, value, (low, high) in (
-            ("blend", blend, RANGES["blend"]), ("mix", mix, RANGES["mix"]), ("infer", infer, RANGES["infer"]),
-            ("net_tricks", net_tricks, RANGES["net_tricks"]), ("rollouts", rollouts, RANGES["rollouts"]),
-            ("play_rollouts", play_rollouts, RANGES["play_rollouts"]), ("draws", draws, RANGES["draws"]),
-        ):  # fmt: skip
-            if not low <= value <= high:  # NaN fails too
-                raise ValueError(f"search: {key}={value} must be from {low} to {high}")
+        check_options(
+            "search", blend=blend, mix=mix, infer=infer, net_tricks=net_tricks, rollouts=rollouts,
+            play_rollouts=play_rollouts, draws=draws,
+        )  # fmt: skip
         self.network = NeuralAgent(net, device)
         table = Chances.load(chances) if chances else None
         if table is not None and not (rollouts or play_rollouts):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -53,6 +54,46 @@ def test_load_agent_errors_name_the_problem(tmp_path):
     mine = load_agent(f"{path}:Mine")
     assert isinstance(mine, Agent)
     play_full_game([mine, load_agent("random")] * 2)
+
+
+@pytest.mark.parametrize(
+    ("spec", "words"),
+    [
+        ("pimc:samples=0", "option samples needs a whole number from 1 to 100,000, got '0'"),
+        ("pimc:seconds=nan", "option seconds needs a number above 0 and at most 3,600, got 'nan'"),
+        ("search:draws=65", "option draws needs a whole number from 1 to 64"),
+        ("search:mix=inf", "option mix needs a number from 0 to 1"),
+        ("ismcts:rollouts=nan", "option rollouts needs a whole number from 1 to 1,000"),
+        ("heuristic", None),
+    ],
+)
+def test_a_number_out_of_its_range_is_refused_naming_the_range_before_anything_is_imported(spec, words, monkeypatch):
+    import agents.registry
+
+    monkeypatch.setattr(agents.registry, "_import", lambda *a: pytest.fail("imported the agent's module"))
+    if words is None:
+        assert agents.registry.parse_spec(spec)[1] == {}
+        return
+    with pytest.raises(ValueError, match=re.escape(words)):
+        agents.registry.parse_spec(spec)
+
+
+def test_the_constructors_check_the_registered_ranges():
+    from agents.pimc import PIMCAgent
+    from agents.registry import Bounds, check_options, register
+
+    with pytest.raises(ValueError, match=re.escape("pimc: samples=0 must be from 1 to 100,000")):
+        PIMCAgent(samples=0)
+    with pytest.raises(ValueError, match=re.escape("pimc: seconds=0 must be above 0 and at most 3,600")):
+        PIMCAgent(seconds=0)
+    check_options("search", blend=0, mix=1.0, draws=64)  # both ends are allowed
+    with pytest.raises(ValueError, match=re.escape("search: mix=nan must be from 0 to 1")):
+        check_options("search", mix=float("nan"))
+    with pytest.raises(ValueError, match="not among its options"):
+        register("typo", "agents.random_agent:RandomAgent", options={"samples": int}, bounds={"sample": Bounds(1, 2)})
+    assert "typo" not in {e.id for e in registered()}
+    for entry in registered():  # every bound is on a numeric option
+        assert all(entry.options[key] in (int, float) for key in entry.bounds), entry.id
 
 
 def test_duplicate_match_pairs_deals_and_is_the_same_with_workers():

@@ -568,7 +568,7 @@ def test_search_with_play_rollouts_mixes_them_into_a_cards_search_value():
         assert rolled.deals_solved == solved
         differs += alone != pytest.approx(pimc)
     assert differs > 0
-    for bad, allowed in (("play_rollouts=-1", "from 0 to 100000"), ("mix=1.5", "from 0 to 1"), ("mix=-0.1", "from 0 to 1")):
+    for bad, allowed in (("play_rollouts=-1", "from 0 to 100,000"), ("mix=1.5", "from 0 to 1"), ("mix=-0.1", "from 0 to 1")):
         with pytest.raises(ValueError, match=allowed):
             load_agent(f"search:{bad}")
 
