@@ -25,6 +25,7 @@ FLAGS = [
 ]
 CARD = re.compile(r"(?<![A-Za-z0-9])[789TJQKA][CDHS](?![A-Za-z0-9])")
 FACE = re.compile(r"(?<![0-9A-Za-z])(10|[789JQKA])([\u2663\u2666\u2665\u2660])")
+COMPASS = ["South", "West", "North", "East"]  # seat 0 first, clockwise: the names the pages give the seats
 SUIT_OF_SIGN = {"\u2663": "C", "\u2666": "D", "\u2665": "H", "\u2660": "S"}
 
 
@@ -95,6 +96,22 @@ def contrast(ink: str, paper: str) -> float:
     return (high + 0.05) / (low + 0.05)
 
 
+SEAT_NUMBER = re.compile(r"\b[Ss]eats? [0-3]\b")
+RULE_CODE = re.compile(r"\(R\d+|\bR\d+v")
+HEX_ID = re.compile(r"\b[0-9a-f]{16,}\b")
+
+
+def speaks_as_a_player(page, viewport: dict) -> None:
+    """What a player reads: no seat numbers, rule codes, "card(s)", command-line flags or long hex ids; on a
+    phone, no "click"."""
+    text = page.inner_text("body")
+    for pattern, what in ((SEAT_NUMBER, "a seat number"), (RULE_CODE, "a rule code"), (HEX_ID, "a hex id")):
+        assert not pattern.search(text), f"{what} on the page: {pattern.search(text).group(0)!r}"  # type: ignore[union-attr]
+    assert "card(s)" not in text and "--json" not in text and "--records" not in text
+    if viewport["width"] < 500:
+        assert "click" not in text.lower(), "a phone is tapped, not clicked"
+
+
 def fits(page, viewport: dict) -> None:
     """Nothing on the page is wider than the screen (no sideways scrolling)."""
     width = page.evaluate("document.documentElement.scrollWidth")
@@ -121,6 +138,8 @@ def test_a_whole_game_by_clicking_shows_nothing_hidden(server, browser, tmp_path
     page.goto(server)
     page.wait_for_selector("#new-table")
     fits(page, viewport)  # the setup page too
+    speaks_as_a_player(page, viewport)
+    assert page.locator("select[name=seat] option").all_inner_texts() == ["South", "West", "North", "East"]
     ARTEFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTEFACTS / f"web_setup_{screen}.png"), full_page=True)
     page.select_option("select[name=seat]", "2")
@@ -140,6 +159,7 @@ def test_a_whole_game_by_clicking_shows_nothing_hidden(server, browser, tmp_path
         if state["game_over"]:
             break
         fits(page, viewport)
+        speaks_as_a_player(page, viewport)
         log = page.locator("#log-box")  # the newest move is in view
         assert log.evaluate("b => b.scrollTop + b.clientHeight >= b.scrollHeight - 2")
         log_text = page.inner_text("#log")
@@ -163,6 +183,7 @@ def test_a_whole_game_by_clicking_shows_nothing_hidden(server, browser, tmp_path
                 assert not page.locator("#point-rules").evaluate("d => d.open")  # the explanations behind a toggle
             if not state["summary"]["redeal"] and state["summary"]["rules"]["kitty_size"]:
                 assert page.locator("#summary .card.picked").count() == 3  # the kitty cards picked up, marked
+                assert page.locator("#kitty .card").count() == 3  # the kitty is what was picked up, not the undealt rest
                 if "summary" not in shots:
                     page.screenshot(path=str(ARTEFACTS / f"web_summary_{screen}.png"), full_page=True)
                     shots.add("summary")
@@ -190,8 +211,11 @@ def test_a_whole_game_by_clicking_shows_nothing_hidden(server, browser, tmp_path
                 colours = dim.evaluate_all("cs => cs.map(e => [getComputedStyle(e).color, getComputedStyle(e).backgroundColor])")
                 for ink, paper in colours:  # WCAG AA for text: 4.5:1 at least
                     assert contrast(ink, paper) >= 4.5, (ink, paper, contrast(ink, paper))
-            focused = page.evaluate("document.activeElement.dataset.action")
-            assert focused is not None and int(focused) in legal  # focus on the hand, not the page body
+            if view["phase"] in ("bid", "trump"):  # on the row of bids: a stray Enter neither passes nor bids
+                assert page.evaluate("document.activeElement.id") == "moves"
+            else:
+                focused = page.evaluate("document.activeElement.dataset.action")
+                assert focused is not None and int(focused) in legal  # focus on the hand, not the page body
             assert "Your turn" in page.inner_text("#announce")
             if "play" not in shots and view["phase"] == "play" and len(view["trick"]) >= 2:
                 page.screenshot(path=str(ARTEFACTS / f"web_table_{screen}.png"), full_page=screen == "phone")
@@ -254,7 +278,7 @@ def test_a_second_tab_with_an_old_view_catches_up_by_itself(server, browser):
 def test_a_records_file_replayed_in_the_page_shows_every_trick_of_the_file(server, browser, match):
     folder, played = match
     records = played.records()
-    page = browser.new_page(viewport={"width": 1400, "height": 1100})
+    page = browser.new_page(viewport=VIEWPORTS["desktop"])
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.goto(f"{server}/replay")
@@ -272,17 +296,20 @@ def test_a_records_file_replayed_in_the_page_shows_every_trick_of_the_file(serve
         for _ in range(steps):
             page.click("#next")
             text = page.inner_text("#event")
-            if " won by seat " in text:  # the trick's fourth card: the table shows the whole trick
+            if " won by " in text:  # the trick's fourth card: the table shows the whole trick
                 trick = record["tricks"][tricks_checked_in_hand(page)]
                 shown = page.locator("#trick .card").evaluate_all("els => els.map(e => [Number(e.dataset.seat), e.dataset.card])")
-                assert shown == trick["plays"] and text.endswith(f"won by seat {trick['winner']}.")
+                assert shown == trick["plays"] and text.endswith(f"won by {COMPASS[trick['winner']]}.")
+                captions = page.locator("#trick figcaption").all_inner_texts()
+                assert captions == [COMPASS[seat] for seat, _ in trick["plays"]]  # each card of the trick under its seat
                 tricks_checked += 1
         assert page.locator("#tricks-list .done-trick").count() == (0 if record["redeal"] else 6)
         if index == 1:  # the shipped network's values of each decision, shown before it is made
             with page.expect_response(lambda r: "/api/explain" in r.url and r.ok):
                 page.click("#explain-hand")
             page.click("#first")
-            assert "seat" in page.inner_text("#decision-values .values")
+            assert "'s decision" in page.inner_text("#decision-values .values")
+        speaks_as_a_player(page, VIEWPORTS["desktop"])
     assert tricks_checked == sum(len(r["tricks"] or ()) for r in records) > 0
     page.select_option("#match-json", "m.json")
     page.click("#match-form button")
@@ -293,6 +320,7 @@ def test_a_records_file_replayed_in_the_page_shows_every_trick_of_the_file(serve
     page.click("#last")
     assert "\u2212" in page.inner_text("#event") or "-" not in page.inner_text("#event").split("Score")[-1]
     ARTEFACTS.mkdir(parents=True, exist_ok=True)
+    speaks_as_a_player(page, VIEWPORTS["desktop"])
     page.screenshot(path=str(ARTEFACTS / "web_replay_desktop.png"), full_page=True)
     assert not errors, errors
     page.close()
@@ -301,9 +329,12 @@ def test_a_records_file_replayed_in_the_page_shows_every_trick_of_the_file(serve
 def test_the_replay_on_a_phone_steps_through_a_hand_with_nothing_covered(server, browser, match):
     page = browser.new_page(viewport=VIEWPORTS["phone"])
     page.goto(f"{server}/replay")
+    page.wait_for_selector("#file-list button[data-name='m.jsonl']")
+    fits(page, VIEWPORTS["phone"])  # the file list alone
     page.click("#file-list button[data-name='m.jsonl']")
     page.wait_for_selector("#viewer:not([hidden])")
     fits(page, VIEWPORTS["phone"])
+    speaks_as_a_player(page, VIEWPORTS["phone"])
     felt = page.locator("#felt").bounding_box()
     files = page.locator("#files").bounding_box()
     assert felt is not None and files is not None and felt["y"] < files["y"], "the file list above the table"
@@ -314,7 +345,12 @@ def test_the_replay_on_a_phone_steps_through_a_hand_with_nothing_covered(server,
     page.click("#explain-hand")
     page.wait_for_selector("#values-legend:not([hidden])")
     assert "points of the hand's score margin" in page.inner_text("#values-legend")
+    fits(page, VIEWPORTS["phone"])
     page.screenshot(path=str(ARTEFACTS / "web_replay_phone.png"), full_page=True)
+    page.select_option("#match-json", "m.json")  # the match summary too
+    page.click("#match-form button")
+    page.wait_for_selector("#match-summary:not([hidden])")
+    fits(page, VIEWPORTS["phone"])
     page.close()
 
 

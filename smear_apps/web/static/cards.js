@@ -6,6 +6,15 @@
 const SUIT = { C: "\u2663", D: "\u2666", H: "\u2665", S: "\u2660" };
 const SUIT_NAME = { C: "clubs", D: "diamonds", H: "hearts", S: "spades" };
 const $ = (id) => document.getElementById(id);
+// The seats as a table of four calls them, seat 0 first and clockwise (the play goes to the left).
+const COMPASS = ["South", "West", "North", "East"];
+// A player's name as a person reads it, from its agent spec (the spec itself goes in the details):
+// "ismcts:simulations=20" -> "IS-MCTS".
+const PLAYER_NAMES = {
+  person: "a person", random: "Random", heuristic: "Heuristic", pimc: "PIMC search", neural: "Network",
+  search: "Search", ismcts: "IS-MCTS", rlcard: "RLCard DQN",
+};
+const playerName = (spec) => PLAYER_NAMES[String(spec).split(":")[0]] || "an agent of the owner's";
 
 // An element with attributes and children (strings become text nodes).
 function el(tag, attrs = {}, ...children) {

@@ -10,40 +10,47 @@ let step = 0;
 let labels = null; // agent names by side ("A", "B") when a match is open
 let values = null; // {step: decision} of the current hand
 
-const POSITION = ["bottom", "left", "top", "right"]; // seat 0 at the bottom, all hands face up
+const POSITION = ["bottom", "left", "top", "right"]; // South (seat 0) at the bottom, all hands face up
+const TEAM = ["North\u2013South", "East\u2013West"]; // seats 0 and 2, 1 and 3
+let games = new Map(); // game id -> its number in the file, from 1: a person reads "Game 3", the id is in a tooltip
 
 function eventsOf(r) {
   // One event per step: the deal, each bid, the pick-up, the trump, each discard, each card, the result.
-  const list = [{ text: `Seat ${r.dealer} deals.`, kind: "deal" }];
+  const list = [{ text: `${COMPASS[r.dealer]} deals.`, kind: "deal" }];
   let action = 0;
-  for (const [seat, bid] of r.bids) list.push({ text: `Seat ${seat}: ${bid === 0 ? "pass" : "bid " + bid}`, kind: "bid", seat, bid, action: action++ });
+  for (const [seat, bid] of r.bids) list.push({ text: `${COMPASS[seat]}: ${bid === 0 ? "pass" : "bid " + bid}`, kind: "bid", seat, bid, action: action++ });
   if (r.redeal) {
     list.push({ text: "Everyone passed: the same dealer deals again.", kind: "end" });
     return list;
   }
   const k = r.rules.kitty_size;
-  list.push({ text: `Seat ${r.bidder} is the bidder (${r.bid}) and picks up ${k ? faces(r.kitty.slice(0, k)) : "nothing"}.`, kind: "pickup" });
-  list.push({ text: `Seat ${r.bidder} declares trump: ${SUIT_NAME[r.trump]}.`, kind: "trump", seat: r.bidder, action: action++ });
-  for (const card of r.discards) list.push({ text: `Seat ${r.bidder} discards ${face(card)}.`, kind: "discard", seat: r.bidder, card, action: action++ });
+  const bidder = COMPASS[r.bidder];
+  list.push({ text: `${bidder} is the bidder (${r.bid}) and picks up ${k ? faces(r.kitty.slice(0, k)) : "nothing"}.`, kind: "pickup" });
+  list.push({ text: `${bidder} declares trump: ${SUIT_NAME[r.trump]}.`, kind: "trump", seat: r.bidder, action: action++ });
+  for (const card of r.discards) list.push({ text: `${bidder} discards ${face(card)}.`, kind: "discard", seat: r.bidder, card, action: action++ });
   r.tricks.forEach((t, i) => {
     t.plays.forEach(([seat, card], j) => {
-      const won = j === 3 ? ` Trick ${i + 1} won by seat ${t.winner}.` : "";
-      list.push({ text: `Seat ${seat} plays ${face(card)}.${won}`, kind: "play", seat, card, trick: i, place: j, action: action++ });
+      const won = j === 3 ? ` Trick ${i + 1} won by ${COMPASS[t.winner]}.` : "";
+      list.push({ text: `${COMPASS[seat]} plays ${face(card)}.${won}`, kind: "play", seat, card, trick: i, place: j, action: action++ });
     });
   });
-  const points = Object.entries(r.points).map(([k, team]) => `${k} ${team === null ? "nobody" : "team " + team}`).join(", ");
+  const points = Object.entries(r.points).map(([k, team]) => `${k} ${team === null ? "nobody" : TEAM[team]}`).join(", ");
   list.push({
-    text: `Bid ${r.made_bid ? "made" : "SET"}. ${points}. Game-count ${r.game_count[0]} to ${r.game_count[1]}. Score (team 0 to team 1) ${scores(r.score_before)} \u2192 ${scores(r.score_after)}${r.game_over ? `; game over, team ${r.winner} wins` : ""}.`,
+    text: `Bid ${r.made_bid ? "made" : "SET"}. ${points}. Game-count ${r.game_count[0]} to ${r.game_count[1]}. Score (${TEAM[0]} to ${TEAM[1]}) ${scores(r.score_before)} \u2192 ${scores(r.score_after)}${r.game_over ? `; game over, ${TEAM[r.winner]} wins` : ""}.`,
     kind: "end",
   });
   return list;
 }
 
+// "West · A: Network · dealer" (a match's side and the name of its agent; the spec is in the tooltip).
 function seatLabel(r, seat) {
   const side = r.agents ? r.agents[seat] : null;
-  const name = side && labels ? `${side}: ${labels[side] || side}` : side || "";
-  return `Seat ${seat} (team ${seat & 1})${name ? " \u00b7 " + name : ""}${seat === r.dealer ? " \u00b7 dealer" : ""}`;
+  const name = side && labels ? `${side}: ${playerName(labels[side])}` : side || "";
+  return `${COMPASS[seat]}${name ? " \u00b7 " + name : ""}${seat === r.dealer ? " \u00b7 dealer" : ""}`;
 }
+
+// "Game 3, hand 2", with the game's id for a tooltip.
+const handName = (r) => `Game ${games.get(r.game_id)}, hand ${r.hand_index + 1}`;
 
 function draw() {
   const r = records[current];
@@ -65,25 +72,31 @@ function draw() {
     }
   }
   $("hand-title").textContent =
-    `${r.game_id}, hand ${r.hand_index + 1}: ` + (r.redeal ? "all passed" : `seat ${r.bidder} bid ${r.bid} in ${SUIT_NAME[r.trump]}, ${r.made_bid ? "made" : "set"}`) +
-    ` \u00b7 score before (team 0 to team 1) ${scores(r.score_before)}`;
+    `${handName(r)}: ` + (r.redeal ? "all passed" : `${COMPASS[r.bidder]} bid ${r.bid} in ${SUIT_NAME[r.trump]}, ${r.made_bid ? "made" : "set"}`) +
+    ` \u00b7 score before (${TEAM[0]} to ${TEAM[1]}) ${scores(r.score_before)}`;
+  $("hand-title").title = `game ${r.game_id}`;
   for (let seat = 0; seat < 4; seat++) {
     const who = el("div", {
       class: "who" + (events[step + 1] && events[step + 1].seat === seat ? " to-act" : ""),
       text: seatLabel(r, seat) + (bids[seat].length ? ` \u00b7 ${bids[seat].join(", ")}` : ""),
     });
+    if (r.agents && labels) who.title = labels[r.agents[seat]] || "";
     const hand = el("div", { class: "open-hand" }, ...held[seat].map((card) => cardEl(card, { small: true, dim: gone.has(card), seat })));
     $(`seat-${POSITION[seat]}`).replaceChildren(who, hand);
   }
-  $("trick").replaceChildren(...trick.map(([seat, card]) => el("div", { class: `slot ${POSITION[seat]}` }, cardEl(card, { seat }))));
+  $("trick").replaceChildren(
+    ...trick.map(([seat, card]) =>
+      el("figure", { class: `slot ${POSITION[seat]}` }, cardEl(card, { seat }), el("figcaption", { text: COMPASS[seat] })),
+    ),
+  );
   $("tricks-list").replaceChildren(
     ...doneTricks.map((tr, i) =>
       el(
         "div",
         { class: "done-trick", "data-trick": i },
         `Trick ${i + 1}: `,
-        ...tr.plays.map(([seat, card]) => cardEl(card, { seat, small: true })),
-        ` won by seat ${tr.winner}`,
+        ...tr.plays.map(([seat, card]) => Object.assign(cardEl(card, { seat, small: true }), { title: COMPASS[seat] })),
+        ` won by ${COMPASS[tr.winner]}`,
       ),
     ),
   );
@@ -95,7 +108,7 @@ function draw() {
   const box = $("decision-values");
   box.replaceChildren();
   const next = events[step + 1];
-  if (values && next && next.action !== undefined && values[next.action]) box.appendChild(valuesEl(values[next.action], `seat ${next.seat}'s decision`));
+  if (values && next && next.action !== undefined && values[next.action]) box.appendChild(valuesEl(values[next.action], `${COMPASS[next.seat]}'s decision`));
   $("values-legend").hidden = !values;
 }
 
@@ -121,7 +134,7 @@ function applyFilters() {
   $("hand-pick").replaceChildren(
     ...shown.map((i) => {
       const r = records[i];
-      const text = `${r.game_id} #${r.hand_index + 1}` + (r.redeal ? " (redeal)" : ` seat ${r.bidder} bid ${r.bid} ${r.made_bid ? "made" : "set"}`);
+      const text = handName(r) + (r.redeal ? ", all passed" : `: ${COMPASS[r.bidder]} bid ${r.bid}, ${r.made_bid ? "made" : "set"}`);
       return el("option", { value: i, text });
     }),
   );
@@ -131,6 +144,8 @@ function applyFilters() {
 
 function load(data, match) {
   records = data.records;
+  games = new Map();
+  for (const r of records) if (!games.has(r.game_id)) games.set(r.game_id, games.size + 1);
   labels = match ? { A: match.summary.agents[0], B: match.summary.agents[1] } : null;
   $("status").textContent = `${data.name}: ${records.length} hands`;
   const box = $("match-summary");
@@ -145,7 +160,7 @@ function drawMatch(match, box) {
   const s = match.summary;
   const [a, b] = s.agents;
   const p = (x) => (typeof x === "number" ? x.toFixed(3) : "-");
-  const head = el("div", {}, el("h2", { text: `A = ${a} vs B = ${b}` }));
+  const head = el("div", {}, el("h2", { text: `A: ${a} against B: ${b}` }));
   head.append(
     el("p", {
       id: "win-rate",

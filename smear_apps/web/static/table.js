@@ -13,14 +13,20 @@ function relative(seat) {
   return ["bottom", "left", "top", "right"][(seat - state.seat + 4) % 4];
 }
 
+// A seat from the person's chair: "you", "your partner", "your left-hand opponent", "your right-hand opponent".
+function who(seat) {
+  return ["you", "your left-hand opponent", "your partner", "your right-hand opponent"][(seat - state.seat + 4) % 4];
+}
+const Who = (seat) => who(seat).replace(/^./, (c) => c.toUpperCase());
+// The same, short, for a caption under a card: "you", "partner", "left", "right".
+const short = (seat) => ["you", "left", "partner", "right"][(seat - state.seat + 4) % 4];
+
+// A seat's label at the table: "You", "Partner · Heuristic", "Left · PIMC search" (the spec in its tooltip).
 function seatName(seat) {
   if (seat === state.seat) return "You";
-  const who = seat === (state.seat + 2) % 4 ? "Partner" : "Opponent";
-  return `${who} (seat ${seat}, ${state.agents[String(seat)]})`;
+  const spec = state.agents[String(seat)];
+  return `${short(seat).replace(/^./, (c) => c.toUpperCase())} \u00b7 ${playerName(spec)}`;
 }
-
-// "You" or "Seat 2" as the subject of a sentence about a finished hand.
-const subject = (seat) => (seat === state.seat ? "You" : `Seat ${seat}`);
 
 function backs(n) {
   const wrap = el("span", { class: "backs", "aria-label": `${n} cards` });
@@ -43,6 +49,11 @@ function draw() {
     $("prompt").textContent = "This table has stopped.";
     showError(state.failed); // why, and what to do: abandon it
   }
+  $("players").replaceChildren(
+    ...[0, 1, 2, 3].map((seat) =>
+      el("li", { text: `${Who(seat)}, ${COMPASS[seat]}: ${seat === state.seat ? "a person" : `${playerName(state.agents[String(seat)])} (${state.agents[String(seat)]})`}` }),
+    ),
+  );
   drawLog(); // last: the layout above settles the log's width, and so its height
   announce();
   keepFocus();
@@ -51,7 +62,7 @@ function draw() {
 function drawTable(v) {
   const me = state.seat & 1;
   const trump = v.trump ? `trump ${SUIT[v.trump]} ${SUIT_NAME[v.trump]}` : "no trump yet";
-  const bid = v.bidder === null ? "no bid yet" : `seat ${v.bidder} bid ${v.bid}`;
+  const bid = v.bidder === null ? "no bid yet" : `${Who(v.bidder)} bid ${v.bid}`;
   const board = $("scoreboard");
   board.replaceChildren(
     el(
@@ -59,7 +70,7 @@ function drawTable(v) {
       {},
       el("span", { class: "score", text: `Us ${signed(v.scores[me])} \u2013 Them ${signed(v.scores[1 - me])}` }),
       el("span", { text: `to ${v.rules.target_score}` }),
-      el("span", { text: `hand ${v.hand_index + 1}, dealer seat ${v.dealer}` }),
+      el("span", { text: `hand ${v.hand_index + 1}, ${v.dealer === state.seat ? "you deal" : who(v.dealer) + " deals"}` }),
       el("span", { id: "contract", text: `${bid}; ${trump}` }),
     ),
   );
@@ -81,12 +92,17 @@ function drawTable(v) {
       class: "who" + (v.to_act === seat ? " to-act" : ""),
       text: seatName(seat) + (seat === v.dealer ? " \u00b7 dealer" : "") + (bids.length ? ` \u00b7 ${bids.join(", ")}` : ""),
     });
+    if (seat !== state.seat) label.title = `${COMPASS[seat]}: ${state.agents[String(seat)]}`; // the spec, for who wants it
     const box = $(`seat-${relative(seat)}`);
     box.replaceChildren(label);
     if (seat !== state.seat) box.append(backs(v.hand_sizes[seat]));
     if (seat === v.bidder && v.num_discards && seat !== state.seat) box.append(el("div", { class: "note", text: `discarded ${v.num_discards} face down` }));
   }
-  $("trick").replaceChildren(...v.trick.map(([seat, card]) => el("div", { class: `slot ${relative(seat)}` }, cardEl(card, { seat }))));
+  $("trick").replaceChildren(
+    ...v.trick.map(([seat, card]) =>
+      el("figure", { class: `slot ${relative(seat)}` }, cardEl(card, { seat }), el("figcaption", { text: short(seat) })),
+    ),
+  );
   drawLastTrick(v);
   // The legal card actions (a card to play, or to discard) are the cards themselves.
   const byCard = new Map();
@@ -123,8 +139,8 @@ function drawTable(v) {
   const prompts = {
     bid: "Your bid",
     trump: "Declare trump",
-    discard: `Discard: click a card to put it away (${left} to go)`,
-    play: "Your card: click it",
+    discard: `Discard: choose a card to put away (${left} to go)`,
+    play: "Your card: choose one",
   };
   $("prompt").textContent = v.legal_actions.length ? prompts[v.phase] : "Waiting for the other seats\u2026";
   $("tricks-list").replaceChildren(
@@ -133,8 +149,8 @@ function drawTable(v) {
         "div",
         { class: "done-trick" },
         `Trick ${i + 1}: `,
-        ...t.plays.map(([seat, card]) => Object.assign(cardEl(card, { seat, small: true }), { title: `seat ${seat}` })),
-        ` won by ${t.winner === state.seat ? "you" : "seat " + t.winner}`,
+        ...t.plays.map(([seat, card]) => Object.assign(cardEl(card, { seat, small: true }), { title: who(seat) })),
+        ` won by ${who(t.winner)}`,
       ),
     ),
   );
@@ -148,9 +164,8 @@ function drawLastTrick(v) {
   box.hidden = !last;
   box.replaceChildren();
   if (!last) return;
-  const short = (seat) => (seat === state.seat ? "you" : seat === (state.seat + 2) % 4 ? "partner" : `seat ${seat}`);
   box.replaceChildren(
-    el("div", { class: "note", text: `Last trick: ${last.winner === state.seat ? "you" : short(last.winner)} took it` }),
+    el("div", { class: "note", text: `Last trick: ${who(last.winner)} took it` }),
     el(
       "div",
       { class: "last-plays" },
@@ -187,22 +202,22 @@ function announce() {
   $("announce").textContent = [...fresh, turn].filter(Boolean).join(" ");
 }
 
-// Focus stays where the next move is made, never on the page body.
+// Focus stays where the next move is made, never on the page body: a card to play or discard, or the row of
+// bids and trumps itself, so that a stray Enter never passes or bids (Tab reaches the buttons).
 function keepFocus() {
   const target = state.summary
     ? $("continue")
     : state.game_over
       ? $("play-again")
-      : document.querySelector("#hand button.card.legal, #moves button.move");
+      : document.querySelector("#hand button.card.legal") || (document.querySelector("#moves button.move") ? $("moves") : null);
   if (target) target.focus({ preventScroll: true });
 }
 
-// Who took a point, from the person's side: "Us (you)", "Them (seat 1)", "Nobody".
+// Who took a point, from the person's side: "Us (you)", "Them (left)", "Nobody".
 function taker(team, seat) {
   if (team === null) return "Nobody";
   const side = team === (state.seat & 1) ? "Us" : "Them";
-  if (seat === null) return side;
-  return `${side} (${seat === state.seat ? "you" : seat === (state.seat + 2) % 4 ? "partner" : "seat " + seat})`;
+  return seat === null ? side : `${side} (${short(seat)})`;
 }
 
 function drawSummary() {
@@ -220,7 +235,7 @@ function drawSummary() {
     tr.append(el("th", { scope: "row", text: head }), ...cells.map((c) => el("td", { text: c })));
   };
   if (!r.redeal) {
-    row("Contract", `${subject(r.bidder)} bid ${r.bid} in ${SUIT[r.trump]} ${SUIT_NAME[r.trump]}`, r.made_bid ? "made" : "set");
+    row("Contract", `${Who(r.bidder)} bid ${r.bid} in ${SUIT[r.trump]} ${SUIT_NAME[r.trump]}`, r.made_bid ? "made" : "set");
     for (const p of state.summary_points) {
       const name = p.point[0].toUpperCase() + p.point.slice(1);
       const how = p.point === "game" ? `game-count us ${p.counts[me]}, them ${p.counts[1 - me]}` : p.card ? face(p.card) : "not played";
@@ -247,22 +262,15 @@ function drawSummary() {
   const hands = el("details", { class: "all-hands", id: "all-hands", ...(wide ? { open: "" } : {}) }, el("summary", { text: "The four hands, face up" }));
   r.hands.forEach((cards, seat) => {
     const verb = seat === state.seat ? "were" : "was";
-    hands.append(el("div", {}, `${seatName(seat)} ${verb} dealt `, ...cards.map((c) => cardEl(c, { small: true }))));
+    hands.append(el("div", {}, `${Who(seat)} ${verb} dealt `, ...cards.map((c) => cardEl(c, { small: true }))));
   });
-  const k = r.rules.kitty_size;
-  if (r.kitty.length) {
-    const taken = r.redeal ? 0 : k;
-    hands.append(
-      el(
-        "div",
-        {},
-        "Kitty ",
-        ...r.kitty.map((c, i) => cardEl(c, { small: true, mark: i < taken ? "picked" : "" })),
-        taken ? ` (${r.bidder === state.seat ? "you" : "seat " + r.bidder} picked up the first ${taken}, marked)` : "",
-      ),
-    );
+  const k = r.rules.kitty_size; // the kitty is the first k of the cards left undealt (R5); the rest stay out of play
+  if (k) {
+    const kitty = r.kitty.slice(0, k).map((c) => cardEl(c, { small: true, mark: r.redeal ? "" : "picked" }));
+    const line = r.redeal ? ["The kitty, picked up by nobody: ", ...kitty] : [`${Who(r.bidder)} picked up the kitty: `, ...kitty];
+    hands.append(el("div", { id: "kitty" }, ...line));
   }
-  if (r.discards && r.discards.length) hands.append(el("div", {}, `${subject(r.bidder)} discarded `, ...r.discards.map((c) => cardEl(c, { small: true }))));
+  if (r.discards && r.discards.length) hands.append(el("div", {}, `${Who(r.bidder)} discarded `, ...r.discards.map((c) => cardEl(c, { small: true }))));
   box.append(hands);
   const scoring = [...new Set(Object.values(state.agents))].filter((spec) => /^(neural|dmc|chance|distilled|search)\b/.test(spec));
   if (!r.redeal && scoring.length) {
@@ -275,7 +283,7 @@ function drawSummary() {
         for (const spec of scoring) {
           const seats = Object.entries(state.agents).filter(([, s]) => s === spec).map(([seat]) => Number(seat));
           const answer = await api("POST", "/api/explain", { record: r, agent: spec });
-          for (const d of answer.decisions.filter((d) => seats.includes(d.seat))) out.append(valuesEl(d, `seat ${d.seat} (${spec})`));
+          for (const d of answer.decisions.filter((d) => seats.includes(d.seat))) out.append(valuesEl(d, `${Who(d.seat)} (${playerName(spec)})`));
         }
       } catch (e) {
         showError(e.message);
