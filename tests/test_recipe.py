@@ -11,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 import yaml
 
@@ -82,7 +83,7 @@ def test_a_recipe_killed_in_the_middle_resumes_where_it_stopped(tmp_path):
     stage's network and the positions written, goes on through the second round, and its clock counts both parts."""
     command = [sys.executable, "-m", "train.recipe", "--config", "champion", "--runs-dir", str(tmp_path), "--run-name", "k"]
     args = [*TINY, "--minutes", "1.2", "--shares", "selfplay=0.4", "exit=0.6", "--final-games", "0", "--snapshot-games", "0",
-            "--exit.round-minutes", "0.4"]  # fmt: skip  # the exit stage's 0.72 minutes in 2 rounds
+            "--exit.round-minutes", "0.4", "--exit.keep-positions", "100000", "--exit.search-weight", "0.5"]  # fmt: skip  # the exit stage's 0.72 minutes in 2 rounds, the second fitting on the first's positions too
     folder = tmp_path / "k"
     process = subprocess.Popen([*command, *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     try:
@@ -105,6 +106,11 @@ def test_a_recipe_killed_in_the_middle_resumes_where_it_stopped(tmp_path):
     assert state["resumes"] == 1 and list(state["done"]) == ["selfplay", "exit"]
     assert state["done"]["exit"] == "networks/2-exit-round2.pt" and (folder / "networks" / "2-exit-round1.pt").is_file()
     assert "exit: round 2/2 done" in (folder / "recipe.log").read_text()
+    first_round = json.loads((folder / "stages" / "2-exit" / "round1" / "distill.json").read_text())
+    second_round = json.loads((folder / "stages" / "2-exit" / "round2" / "distill.json").read_text())
+    assert first_round["earlier_positions"] == 0 and second_round["search_weight"] == 0.5
+    assert second_round["earlier_positions"] == first_round["own_positions"] > 0  # round 1's labels kept for round 2
+    assert second_round["positions"] == second_round["own_positions"] + second_round["earlier_positions"]
     first, second = state["legs"]  # the start and the resume, each with the kit's commit and the run's clock then
     assert first["at"] == 0.0 and second["at"] == pytest.approx(killed["elapsed"], abs=1.0)
     assert first["commit"] == second["commit"] == kit_commit() and first["commit"]
@@ -128,8 +134,10 @@ def test_a_recipe_killed_in_the_middle_resumes_where_it_stopped(tmp_path):
         ({"table": {"hands": 10}}, "table.hands=10: at least 1,000"),
         ({"exit": {"fit_share": 1.0}}, "exit.fit_share=1.0: in (0, 1)"),
         ({"exit": {"round_minutes": 0.0}}, "exit.round_minutes=0.0: minutes above 0"),
+        ({"exit": {"keep_positions": -1}}, "exit.keep_positions=-1: 0 (each round on its own labels) to 100,000,000"),
+        ({"exit": {"search_weight": 0}}, "exit.search_weight=0.0: in (0, 1]"),
         ({"exit": {"round_minute": 3}}, "unknown config key(s) ['exit.round_minute']; round_minute: did you mean exit.round_minutes"),
-        ({"exit": "fast"}, "config exit='fast': a mapping of its settings (teacher, label_rate, fit_share, round_minutes)"),
+        ({"exit": "fast"}, "config exit='fast': a mapping of its settings (teacher, label_rate, fit_share, round_minutes, keep_positions, search_weight)"),
         ({"snapshot_minutes": (0.0,)}, "snapshot_minutes"),
         ({"stages": ["selfplay", "magic"]}, "stages=['selfplay', 'magic']: each of selfplay, exit, table, contracts, suits"),
         ({"stages": ["selfplay", "selfplay"]}, "at most once"),
@@ -181,7 +189,7 @@ def test_a_long_exit_stage_runs_in_rounds_each_teacher_the_network_the_round_bef
     assert Config().exit.rounds(Config().share("exit") * 60) == 1  # 18 minutes
     assert Config().exit.rounds(Config().share("exit") * 720) == 4  # 216
     config = Config(runs_dir=str(tmp_path), run_name="r", minutes=100, shares={"selfplay": 1, "exit": 2},
-                    exit=Exit(round_minutes=30))  # fmt: skip
+                    exit=Exit(round_minutes=30, keep_positions=5000, search_weight=0.8))  # fmt: skip
     recipe = Recipe(config, Start())
     selfplay = recipe.network("selfplay")
     selfplay.parent.mkdir(parents=True)
@@ -190,8 +198,10 @@ def test_a_long_exit_stage_runs_in_rounds_each_teacher_the_network_the_round_bef
     recipe.state["done"]["selfplay"] = str(selfplay.relative_to(recipe.folder))
     calls = []
 
-    def distill(run, deadline, net, teacher, label_rate, fit_share, folder, made, round_):
-        calls.append((deadline, Path(net).name, teacher, folder.name, round_))
+    def distill(run, deadline, net, teacher, label_rate, fit_share, folder, made, round_, earlier, keep, search_weight):
+        calls.append(
+            (deadline, Path(net).name, teacher, folder.name, round_, [f.parent.name for f in earlier], keep, search_weight)
+        )
         save_checkpoint(made, spec, Rules(), build_network(spec).state_dict())
         return made
 
@@ -202,6 +212,8 @@ def test_a_long_exit_stage_runs_in_rounds_each_teacher_the_network_the_round_bef
     assert [c[1] for c in calls] == ["1-selfplay.pt", "2-exit-round1.pt", "2-exit-round2.pt"]
     assert all(f"net={recipe.folder / 'networks' / c[1]}," in c[2] for c in calls)  # each teacher searches over it
     assert [(c[3], c[4]) for c in calls] == [("round1", 1), ("round2", 2), ("round3", 3)]
+    assert [c[5] for c in calls] == [[], ["round1"], ["round1", "round2"]]  # each fit may keep the rounds before's
+    assert all(c[6:] == (5000, 0.8) for c in calls)
     made.unlink()  # killed in the last round: the rounds done are kept
     calls.clear()
     assert config.exit.run(recipe, 100 * 60) == made and [(c[1], c[4]) for c in calls] == [("2-exit-round2.pt", 3)]
@@ -249,6 +261,49 @@ def test_a_snapshot_taken_after_the_table_holds_the_last_network_not_the_table(t
         recipe.run()
     snapshot = recipe.state["snapshots"]["2.5"]
     assert snapshot["stage"] == "contracts" and load_checkpoint(recipe.folder / snapshot["path"]).network == spec
+
+
+def test_a_fit_keeps_the_latest_positions_of_earlier_rounds_up_to_its_cap(tmp_path):
+    """``exit.keep_positions``: the round's own positions first (the held-out ones are drawn from those), then at
+    most the cap of the earlier rounds', the latest kept."""
+    from train.stages import Distillation
+
+    def shard(folder, name, first, count):
+        folder.mkdir(parents=True, exist_ok=True)
+        rows = np.arange(first, first + count)
+        np.savez(folder / name, obs=rows[:, None].repeat(3, 1), mask=np.ones((count, 2), bool),
+                 target=np.zeros((count, 2), np.float32), phase=rows)  # fmt: skip
+
+    round1, round2 = tmp_path / "round1", tmp_path / "round2"
+    shard(round1, "a1w0.npz", 0, 10)
+    shard(round1, "a1w1.npz", 10, 10)
+    shard(round2, "a1w0.npz", 20, 10)
+    own = {
+        "obs": np.full((4, 3), -1),
+        "mask": np.ones((4, 2), bool),
+        "target": np.zeros((4, 2), np.float32),
+        "phase": np.full(4, -1),
+    }
+    kept = Distillation.with_earlier(own, [round1, round2], keep=15)
+    assert list(kept["phase"]) == [-1] * 4 + list(range(15, 30))  # own, then the latest 15, in the order made
+    assert all(len(v) == 19 for v in kept.values())
+    assert Distillation.with_earlier(own, [round1, round2], keep=0) is own
+    assert len(Distillation.with_earlier(own, [round1], keep=100)["phase"]) == 24
+
+
+def test_completed_values_mix_the_searchs_values_with_the_networks_own_and_leave_the_unjudged_alone():
+    import torch
+
+    from train.distill import completed_values
+
+    class Fixed(torch.nn.Module):
+        def forward(self, obs):
+            return torch.full((len(obs), 3), 2.0)
+
+    data = {"obs": np.zeros((3, 5), np.float32), "target": np.array([[1.0, np.nan, 0.0]] * 3, np.float32)}
+    mixed = completed_values(Fixed(), data, 0.25)
+    assert np.allclose(mixed[:, 0], 0.25 * 1 + 0.75 * 2) and np.allclose(mixed[:, 2], 1.5) and np.isnan(mixed[:, 1]).all()
+    assert np.isnan(data["target"][:, 1]).all() and data["target"][0, 0] == 1.0  # the teacher's own are kept as they were
 
 
 def test_a_missing_stage_config_is_named_before_anything_starts(tmp_path):

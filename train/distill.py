@@ -275,6 +275,7 @@ def fit(
     fitting: Fitting = Fitting(),
     own_positions: int | None = None,
     state_path: Path | None = None,
+    targets: np.ndarray | None = None,
 ) -> tuple[torch.nn.Module, dict[str, float]]:
     """``network`` (the start, trained in place) on the teacher's values of the legal actions, as ``fitting`` says:
     cross-entropy to them as a soft policy at ``temperature`` (points; the teacher's ranking, which is what play
@@ -290,7 +291,10 @@ def fit(
 
     With ``state_path`` the fit saves its state there at every check (the network, the optimizer, the weights
     kept, its generators and the seconds spent) and, if the file is there when it starts, goes on from it for
-    the seconds left: a killed fit resumes where it was (``train.recipe``)."""
+    the seconds left: a killed fit resumes where it was (``train.recipe``).
+
+    ``targets``, where given, are the values fitted to in place of the teacher's ``data["target"]``
+    (:func:`completed_values`); the held-out measure stays on the teacher's own."""
     held_out, batch, check_every = fitting.held_out, fitting.batch_size, fitting.check_every
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
@@ -300,6 +304,8 @@ def fit(
     cut = int(own * held_out)
     test, train = order[:cut], np.concatenate([order[cut:], np.arange(own, n)])
     obs, target, legal = as_tensors(data)
+    if targets is not None:
+        target = torch.from_numpy(np.nan_to_num(targets, nan=0.0))
     measure = HeldOut(data, test)
     network.train()
     before = measure(network, obs)
@@ -345,6 +351,20 @@ def fit(
         **{f"start_{k}": v for k, v in state["before"].items()},
         **{f"student_{k}": v for k, v in after.items()},
     }
+
+
+def completed_values(network: torch.nn.Module, data: dict[str, np.ndarray], search_weight: float) -> np.ndarray:
+    """The teacher's values of each position's judged actions mixed with ``network``'s own: ``search_weight``
+    times the search's plus the rest times the network's (the network's prior reweighted by the search, with the
+    network frozen for the round); unjudged actions stay unjudged (NaN)."""
+    mixed = np.array(data["target"], dtype=np.float32, copy=True)
+    network.eval()
+    with torch.no_grad():
+        for start in range(0, len(mixed), 8192):
+            rows = slice(start, start + 8192)
+            own = network(torch.from_numpy(data["obs"][rows].astype(np.float32, copy=False))).numpy()
+            mixed[rows] = search_weight * mixed[rows] + (1 - search_weight) * own  # NaN stays NaN
+    return mixed
 
 
 @dataclass

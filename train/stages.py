@@ -15,6 +15,7 @@ import dataclasses
 import json
 import math
 import multiprocessing
+from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -285,10 +286,13 @@ class Distillation(Stage):
     def distill(
         self, run: Context, deadline: float, net: Path, teacher: str, label_rate: float, fit_share: float,
         folder: Path | None = None, made: Path | None = None, round_: int = 1,
+        earlier: Sequence[Path] = (), keep: int = 0, search_weight: float = 1.0,
     ) -> Path:  # fmt: skip
         """The stage (or one round of it, in ``folder``, making ``made``): label until its share of the time is
         spent (parts written every minute), then fit (its state saved at every check) until ``deadline``; each
-        part resumes where a kill left it."""
+        part resumes where a kill left it. The fit also trains on up to ``keep`` positions of the ``earlier``
+        folders of positions (the latest first; the held-out ones are this round's own), on the
+        :func:`train.distill.completed_values` where ``search_weight`` is below 1."""
         shared = run.config
         folder = folder or run.stage_folder(self.name)
         made = made or run.network(self.name)
@@ -323,22 +327,54 @@ class Distillation(Stage):
             save_checkpoint(made, start.network, start.rules, start.model, stage=self.name, unchanged=True)
             return made
         data = distill.load_positions([shards])
+        own = len(data["obs"])
+        data = self.with_earlier(data, earlier, keep)
         student = start.build("cpu")
         torch.set_num_threads(2)
+        targets = distill.completed_values(start.build("cpu"), data, search_weight) if search_weight < 1 else None
         state_path = folder / "fit_state.pt"
         spent = float(torch.load(state_path, weights_only=False)["seconds"]) if state_path.is_file() else 0.0
         fit_seconds = max(1.0, spent + deadline - run.clock())  # to the deadline, also when the labels ran out early
-        run.say(f"{name}: fitting on {len(data['obs']):,} positions until {deadline / 60:.1f} min")
+        kept = f" ({len(data['obs']) - own:,} of earlier rounds)" if len(data["obs"]) > own else ""
+        run.say(f"{name}: fitting on {len(data['obs']):,} positions{kept} until {deadline / 60:.1f} min")
         fitting = distill.Fitting(learning_rate=shared.distill_learning_rate)
         student, report = distill.fit(
-            data, student, fit_seconds, self.fit_seed(shared.seed, round_), fitting, state_path=state_path
-        )
+            data, student, fit_seconds, self.fit_seed(shared.seed, round_), fitting, own_positions=own,
+            state_path=state_path, targets=targets,
+        )  # fmt: skip
+        report = {**report, "own_positions": own, "earlier_positions": len(data["obs"]) - own, "search_weight": search_weight}
         save_checkpoint(made, start.network, start.rules, student.state_dict(), stage=self.name, distill=report)
         atomic_write(folder / "distill.json", lambda f: json.dump({**report, "teacher": teacher}, f, indent=2))
-        for key in ("positions", "start_regret", "student_regret", "start_regret_play", "student_regret_play"):
+        for key in (
+            "positions",
+            "earlier_positions",
+            "start_regret",
+            "student_regret",
+            "start_regret_play",
+            "student_regret_play",
+        ):
             if isinstance(report.get(key), (int, float)) and math.isfinite(report[key]):
                 run.writer.add_scalar(f"{self.name}/{key}", report[key], int(run.clock()))
         return made
+
+    @staticmethod
+    def with_earlier(data: dict[str, np.ndarray], earlier: Sequence[Path], keep: int) -> dict[str, np.ndarray]:
+        """``data`` followed by at most ``keep`` positions of the ``earlier`` folders, the latest kept (the folders
+        in the order they were made; read from the last back, so that no more than about ``keep`` are loaded)."""
+        parts: list[dict[str, np.ndarray]] = []
+        held = 0
+        for folder in reversed(earlier):
+            for shard in sorted(folder.glob("*.npz"), reverse=True):
+                if held >= keep:
+                    break
+                part = dict(np.load(shard))
+                if part and len(part["phase"]):
+                    take = min(keep - held, len(part["phase"]))
+                    parts.append({k: part[k][-take:] for k in ("obs", "mask", "target", "phase")})
+                    held += take
+        if not parts:
+            return data
+        return {k: np.concatenate([data[k], *(p[k] for p in reversed(parts))]) for k in data}
 
 
 @dataclass
@@ -358,6 +394,10 @@ class Exit(Distillation):
     """share of each round of the exit stage spent fitting (the rest labels positions)"""
     round_minutes: float = 60.0
     """most minutes of one round of expert iteration: a longer exit stage is cut into equal rounds, each teacher a search over the network the round before made (a stage this long or shorter: one round)"""
+    keep_positions: int = 0
+    """labelled positions of the earlier rounds that each round's fit also trains on, the latest first (0: each round fits on its own labels); in memory about 2.3 kB each (1,000,000: about 2.3 GB); the held-out ones are the round's own"""
+    search_weight: float = 1.0
+    """weight of the search's values in the fit's target, the rest the round's start network's own values (1: the search's alone; below 1: completed values, the network's prior reweighted by the search, the network frozen for the round)"""
 
     def validate(self) -> None:
         super().validate()
@@ -367,6 +407,10 @@ class Exit(Distillation):
             self.refuse("fit_share", "in (0, 1), the rest of the stage labels positions")
         if not (math.isfinite(self.round_minutes) and self.round_minutes > 0):
             self.refuse("round_minutes", "minutes above 0")
+        if not 0 <= self.keep_positions <= 100_000_000:
+            self.refuse("keep_positions", "0 (each round on its own labels) to 100,000,000")
+        if not 0 < self.search_weight <= 1:
+            self.refuse("search_weight", "in (0, 1]: 1 fits the search's values alone")
         if "{net}" not in self.teacher:
             self.refuse("teacher", "must search over the stage's network: put {net} where it goes")
 
@@ -394,7 +438,9 @@ class Exit(Distillation):
             if not made.is_file():
                 end = deadline - (rounds - r) * (deadline - begin) / rounds
                 folder = run.stage_folder(self.name) / part
-                self.distill(run, end, net, self.teacher_of(run, net), self.label_rate, self.fit_share, folder, made, r)
+                earlier = [run.stage_folder(self.name) / f"round{q}" / "positions" for q in range(1, r)]
+                self.distill(run, end, net, self.teacher_of(run, net), self.label_rate, self.fit_share, folder, made, r,
+                             earlier, self.keep_positions, self.search_weight)  # fmt: skip
                 if rounds > 1:
                     run.say(f"exit: round {r}/{rounds} done: {made.relative_to(run.folder)}")
             net = made
