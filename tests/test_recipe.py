@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+import types
 from pathlib import Path
 
 import numpy as np
@@ -43,7 +44,8 @@ def test_the_recipe_makes_a_network_from_nothing_through_every_stage(tmp_path):
     stages = ["selfplay", "beliefs", "exit", "table", "contracts", "suits"]
     shares = {**Config().shares, "selfplay": 0.4, "beliefs": 0.05}
     every = ["--stages", *stages, "--shares", *(f"{k}={v}" for k, v in shares.items()),
-             "--exit.teacher", "search:net={net},beliefs={beliefs},samples=40,seconds=0.2"]  # fmt: skip
+             "--exit.teacher", "search:net={net},beliefs={beliefs},samples=40,seconds=0.2",
+             "--contracts.rounds", "2", "--contracts.round-hands", "1000", "--contracts.round-games", "2"]  # fmt: skip
     made = subprocess.run([*command, *TINY, *every], env=env, capture_output=True, text=True, timeout=600)
     assert made.returncode == 0, made.stderr[-3000:]
     assert not any(empty.iterdir())
@@ -61,6 +63,10 @@ def test_the_recipe_makes_a_network_from_nothing_through_every_stage(tmp_path):
     assert f"beliefs={folder / 'stages' / '6-beliefs' / 'beliefs.pt'}" in (folder / "recipe.log").read_text()  # the teacher's
     final = load_checkpoint(folder / "final.pt")
     assert final.network.kind == "q_split"  # the contracts stage joined its contracts to the card play
+    assert state["done"]["contracts"] == "networks/4-contracts-round2.pt"  # two rounds of table and contracts
+    assert (folder / "stages" / "4-contracts" / "round2" / "chances.npz").is_file()  # re-solved under round 1's play
+    assert json.loads((folder / "stages" / "4-contracts" / "round2" / "round.json").read_text())["games"] == 2
+    assert "contracts: round 2/2: win rate" in (folder / "recipe.log").read_text()
     assert final.extra["recipe"]["shares"] == shares and final.extra["recipe"]["stages"] == stages
     assert sorted(state["snapshots"]) == ["0.2", "0.5", "0.9"]
     for snap in state["snapshots"].values():
@@ -217,6 +223,116 @@ def test_a_long_exit_stage_runs_in_rounds_each_teacher_the_network_the_round_bef
     made.unlink()  # killed in the last round: the rounds done are kept
     calls.clear()
     assert config.exit.run(recipe, 100 * 60) == made and [(c[1], c[4]) for c in calls] == [("2-exit-round2.pt", 3)]
+
+
+def test_contracts_in_rounds_re_solve_the_table_under_the_round_befores_play_and_say_each_rounds_figures(tmp_path, monkeypatch):
+    """``contracts.rounds``: equal shares of the stage; round 1 against the table stage's table from the card play's
+    network, each later round against a table solved under the round before's joined network, its DMC from the
+    round before's contracts; each round's bid, made and win rates in its round.json and the log; a round done
+    before a kill is not run again, nor measured again."""
+    import agents.arena
+    import train.stages as stages
+    from smear_env import Rules
+    from smear_nets import NetworkSpec, build_network, save_checkpoint
+    from train.config import Start
+    from train.recipe import Recipe
+    from train.stages import Contracts
+
+    config = Config(runs_dir=str(tmp_path), run_name="r", minutes=100, shares={"selfplay": 1, "table": 1, "contracts": 3},
+                    contracts=Contracts(rounds=3, round_hands=5000, round_games=20))  # fmt: skip
+    recipe = Recipe(config, Start())
+    spec = NetworkSpec("q", (16,))
+    play = recipe.network("selfplay")
+    play.parent.mkdir(parents=True)
+    save_checkpoint(play, spec, Rules(), build_network(spec).state_dict())
+    table = recipe.stage_folder("table") / "chances.npz"
+    table.parent.mkdir(parents=True)
+    table.write_bytes(b"the table stage's")
+    recipe.state["done"].update(selfplay=str(play.relative_to(recipe.folder)), table=str(table.relative_to(recipe.folder)))
+    trained, solved, matches = [], [], []
+
+    def train(run, dmc_config, made=None):
+        trained.append((Path(dmc_config.init).name, Path(dmc_config.chances), Path(dmc_config.runs_dir).name, dmc_config.seed))
+        save_checkpoint(made, spec, Rules(), build_network(spec).state_dict())
+        return made
+
+    class Solved:
+        def save(self, path):
+            path.write_bytes(b"solved")
+
+    def solve_table(network, hands, seed):
+        solved.append((Path(network).name, hands, seed))
+        return Solved()
+
+    class Played:
+        def __init__(self, a, b):
+            self.a, self.b = a, b
+
+        def summary(self):
+            return {"agents": [self.a, self.b], "games": 20, "win_rate": 0.55, "win_rate_ci95": [0.4, 0.7],
+                    "bid_rate": {self.a: {"2": 0.2, "3": 0.1, "4": 0.05}}, "made_bid_rate": {self.a: {"2": 0.8, "3": 0.6, "4": None}}}  # fmt: skip
+
+    def run_match(a, b, games, seed, rules, workers):
+        matches.append((Path(a.removeprefix("neural:")).name, Path(b.removeprefix("neural:")).name, games))
+        return Played(a, b)
+
+    monkeypatch.setattr(config.contracts, "train", train)
+    monkeypatch.setattr(stages, "solve_table", solve_table)
+    monkeypatch.setattr(agents.arena, "run_match", run_match)
+    scalars = []
+    recipe.writer = types.SimpleNamespace(add_scalar=lambda tag, value, step: scalars.append((tag, value)))
+    made = config.contracts.run(recipe, 100 * 60)
+    assert scalars.count(("contracts/round_win_rate", 0.55)) == 3 and ("contracts/round_bid_4", 0.05) in scalars
+    assert made == recipe.network("contracts", "round3") and recipe.sources[0] == made
+    folder = recipe.stage_folder("contracts")
+    assert [t[0] for t in trained] == ["1-selfplay.pt", "contracts.pt", "contracts.pt"]  # each DMC from the round before's
+    assert [t[1] for t in trained] == [table, folder / "round2" / "chances.npz", folder / "round3" / "chances.npz"]
+    assert [t[2] for t in trained] == ["round1", "round2", "round3"] and len({t[3] for t in trained}) == 3  # own folders, seeds
+    assert [s[:2] for s in solved] == [
+        ("4-contracts-round1.pt", 5000),
+        ("4-contracts-round2.pt", 5000),
+    ]  # the round before's play
+    assert matches == [("4-contracts-round1.pt", "1-selfplay.pt", 20), ("4-contracts-round2.pt", "4-contracts-round1.pt", 20),
+                       ("4-contracts-round3.pt", "4-contracts-round2.pt", 20)]  # fmt: skip
+    figures = json.loads((folder / "round2" / "round.json").read_text())
+    assert figures["win_rate"] == 0.55 and figures["bid_rate"]["4"] == 0.05 and figures["made_bid_rate"]["4"] is None
+    assert "contracts: round 2/3: win rate 0.550 [0.400, 0.700]" in (recipe.folder / "recipe.log").read_text()
+    made.unlink()  # killed in the last round: the rounds done are kept, their figures not played again
+    (folder / "round3" / "round.json").unlink()
+    trained.clear(), solved.clear(), matches.clear()
+    assert config.contracts.run(recipe, 100 * 60) == made
+    assert [t[0] for t in trained] == ["contracts.pt"] and solved == [] and [m[0] for m in matches] == ["4-contracts-round3.pt"]
+
+
+def test_one_round_of_contracts_keeps_todays_folders_and_plays_no_match(tmp_path, monkeypatch):
+    import agents.arena
+    from smear_env import Rules
+    from smear_nets import NetworkSpec, build_network, save_checkpoint
+    from train.config import Start
+    from train.recipe import Recipe
+
+    config = Config(runs_dir=str(tmp_path), run_name="r", minutes=100, shares={"selfplay": 1, "table": 1, "contracts": 3})
+    recipe = Recipe(config, Start())
+    spec = NetworkSpec("q", (16,))
+    play = recipe.network("selfplay")
+    play.parent.mkdir(parents=True)
+    save_checkpoint(play, spec, Rules(), build_network(spec).state_dict())
+    table = recipe.stage_folder("table") / "chances.npz"
+    table.parent.mkdir(parents=True)
+    table.write_bytes(b"")
+    recipe.state["done"].update(selfplay=str(play.relative_to(recipe.folder)), table=str(table.relative_to(recipe.folder)))
+    seen = []
+
+    def train(run, dmc_config, made=None):
+        seen.append((dmc_config.run_name, dmc_config.seed, made))
+        made = made or run.network("contracts")
+        save_checkpoint(made, spec, Rules(), build_network(spec).state_dict())
+        return made
+
+    monkeypatch.setattr(config.contracts, "train", train)
+    monkeypatch.setattr(agents.arena, "run_match", lambda *a, **k: pytest.fail("a match with one round"))
+    assert config.contracts.run(recipe, 100 * 60) == recipe.network("contracts")
+    assert seen == [("4-contracts", config.seed * 100 + 3, None)]  # the stage's folder and seed as before rounds
 
 
 def test_a_snapshot_taken_after_the_table_holds_the_last_network_not_the_table(tmp_path, monkeypatch):

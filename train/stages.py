@@ -26,6 +26,7 @@ import torch
 import yaml
 from torch.utils.tensorboard import SummaryWriter
 
+from agents.chances import Chances
 from smear_env import Rules
 from smear_env.files import atomic_write
 from smear_nets import NetworkSpec, build_network, joined, load_checkpoint, save_checkpoint
@@ -165,19 +166,20 @@ class DMCStage(Stage):
 
     def dmc_config(
         self, run: Context, deadline: float, init: str | None = None, hidden: tuple[int, ...] | None = None,
-        chances: str | None = None,
+        chances: str | None = None, folder: Path | None = None, seed_offset: int = 0,
     ) -> dmc.Config:  # fmt: skip
-        """The stage's DMC config: the file's, then the recipe's machine settings, the stage's own folder and
-        seed (``seed * 100 + stream``), its time to ``deadline``, and ``init``, ``hidden``, ``chances`` if given."""
+        """The stage's DMC config: the file's, then the recipe's machine settings, the stage's own folder (or
+        ``folder``, a round's) and seed (``seed * 100 + stream``, plus ``seed_offset``), its time to ``deadline``,
+        and ``init``, ``hidden``, ``chances`` if given."""
         with unchecked():  # checked once, with the recipe's values in
             base = from_mapping(dmc.Config, self.values())
-        shared, folder = run.config, run.stage_folder(self.name)
+        shared, folder = run.config, folder or run.stage_folder(self.name)
         decay = base.decay_seconds
         if base.learning_rate_end is not None and not decay:
             decay = max(1.0, deadline - run.begin(self.name))  # the stage's whole time, resumes and all
         return dataclasses.replace(
             base, rules=shared.rules, run_name=folder.name, runs_dir=str(folder.parent),
-            seed=shared.seed * 100 + self.stream, max_seconds=max(1.0, deadline - run.clock()), total_steps=10**15,
+            seed=shared.seed * 100 + self.stream + seed_offset, max_seconds=max(1.0, deadline - run.clock()), total_steps=10**15,
             decay_seconds=decay, device=shared.device or base.device, actor_device=shared.actor_device or base.actor_device,
             num_actors=base.num_actors if shared.num_actors is None else shared.num_actors,
             backend=shared.backend or base.backend, ray_address=shared.ray_address or base.ray_address,
@@ -185,12 +187,13 @@ class DMCStage(Stage):
             chances=base.chances if chances is None else chances,
         )  # fmt: skip
 
-    def train(self, run: Context, config: dmc.Config) -> Path:
-        """DMC as ``config`` says (resumed from the stage's checkpoint if it has one); the network it made."""
-        folder = run.stage_folder(self.name)
+    def train(self, run: Context, config: dmc.Config, made: Path | None = None) -> Path:
+        """DMC as ``config`` says (resumed from the checkpoint of its folder if it has one); the network it made
+        (at ``made``, else the stage's network)."""
+        folder = Path(config.runs_dir) / config.run_name
         resume = (folder / "checkpoint.pt").is_file()
         dmc.train(config, Start(resume=folder if resume else None, force=not resume))
-        made = run.network(self.name)
+        made = made or run.network(self.name)
         trained = load_checkpoint(folder / "checkpoint.pt")
         save_checkpoint(made, trained.network, trained.rules, trained.model, stage=self.name)
         return made
@@ -221,6 +224,21 @@ class Contracts(DMCStage):
     number: ClassVar[int] = 4
     config: str = "dmc_contracts"
     """the DMC config of the contracts stage (target chance on the bids, trumps and discards, the card play frozen)"""
+    rounds: int = 1
+    """rounds of table and contracts in the stage's time, equal shares: each round after the first re-solves the table of win chances under the round before's play (its hands as the table stage's), then DMC on the contracts against it, from the round before's"""
+    round_hands: int = 100_000
+    """hands of self-play each later round's table is solved from (the first round's is the table stage's)"""
+    round_games: int = 200
+    """games of each round's network against the network it started from, in the log (0: none; with one round: none)"""
+
+    def validate(self) -> None:
+        super().validate()
+        if not 1 <= self.rounds <= 20:
+            self.refuse("rounds", "1 to 20")
+        if self.round_hands < 1000:
+            self.refuse("round_hands", "at least 1,000 (each dealer's outcomes need many hands)")
+        if self.round_games < 0 or self.round_games == 1:
+            self.refuse("round_games", "0 (none) or 2 or more (a duplicate match plays deal sets of 2)")
 
     def needs(self) -> tuple[str, ...]:
         return ("table",)
@@ -230,12 +248,59 @@ class Contracts(DMCStage):
         if play is None:
             raise ValueError("the contracts stage needs a network to start from: give selfplay a share, or init")
         start = load_checkpoint(play)
-        config = self.dmc_config(run, deadline, init=str(play), hidden=start.network.hidden, chances=str(run.made("table")))
-        contracts = self.train(run, config)
-        both = joined(start, load_checkpoint(contracts), str(play), str(contracts))
-        made = run.network(self.name)
-        save_checkpoint(made, both.network, both.rules, both.model, stage=self.name)
-        return made
+        begin = run.begin(self.name)
+        table, init, before = run.made("table"), play, play  # the first round's: the table stage's table
+        for r in range(1, self.rounds + 1):
+            part = f"round{r}" if self.rounds > 1 else ""
+            folder = run.stage_folder(self.name) / part
+            made = run.network(self.name, part)
+            end = begin + r * (deadline - begin) / self.rounds
+            if r > 1:
+                table = folder / "chances.npz"
+                if not table.is_file():
+                    solved = solve_table(before, self.round_hands, run.config.seed * 100 + self.stream + 1000 * r)
+                    table.parent.mkdir(parents=True, exist_ok=True)
+                    solved.save(table)
+            if not made.is_file():
+                config = self.dmc_config(run, end, init=str(init), hidden=start.network.hidden, chances=str(table),
+                                         folder=folder / "dmc" if part else None, seed_offset=1000 * (r - 1))  # fmt: skip
+                contracts = self.train(run, config, folder / "contracts.pt" if part else None)
+                both = joined(start, load_checkpoint(contracts), str(play), str(contracts))
+                save_checkpoint(made, both.network, both.rules, both.model, stage=self.name)
+            if part:
+                self.report(run, r, made, before, folder)
+                init = folder / "contracts.pt"  # the next round's DMC goes on from this one's contracts
+            before = made
+            run.hold(made)
+        return before
+
+    def report(self, run: Context, round_: int, made: Path, before: Path, folder: Path) -> None:
+        """A round's figures, once (``round.json``): its network's bid and made rates and its win rate against the
+        network the round started from, in the log and TensorBoard."""
+        from agents.arena import run_match
+
+        out = folder / "round.json"
+        if out.is_file() or not self.round_games:
+            return
+        result = run_match(f"neural:{made}", f"neural:{before}", self.round_games, seed=run.config.seed * 100 + round_,
+                           rules=run.config.rules, workers=run.config.workers).summary()  # fmt: skip
+        mine = result["agents"][0]
+        figures = {
+            "round": round_, "games": result["games"], "win_rate": result["win_rate"],
+            "win_rate_ci95": result["win_rate_ci95"], "bid_rate": result["bid_rate"][mine],
+            "made_bid_rate": result["made_bid_rate"][mine],
+        }  # fmt: skip
+        atomic_write(out, lambda f: json.dump(figures, f, indent=2))
+        rates = ", ".join(f"{level}: {rate:.3f}" for level, rate in figures["bid_rate"].items())
+        made_rates = ", ".join(
+            f"{level}: {'-' if r is None else format(r, '.3f')}" for level, r in figures["made_bid_rate"].items()
+        )
+        run.say(f"contracts: round {round_}/{self.rounds}: win rate {figures['win_rate']:.3f} [{figures['win_rate_ci95'][0]:.3f}, "
+                f"{figures['win_rate_ci95'][1]:.3f}] over the round before's network ({figures['games']} games); "
+                f"bids of its turns {rates}; made {made_rates}")  # fmt: skip
+        run.writer.add_scalar("contracts/round_win_rate", figures["win_rate"], int(run.clock()))
+        for level, rate in figures["bid_rate"].items():
+            run.writer.add_scalar(f"contracts/round_bid_{level}", rate, int(run.clock()))
 
 
 @dataclass
@@ -254,17 +319,22 @@ class Table(Stage):
             self.refuse("hands", "at least 1,000 (each dealer's outcomes need many hands)")
 
     def run(self, run: Context, deadline: float) -> Path:
-        from agents.neural import NeuralAgent
-
-        agent = NeuralAgent(str(run.start_network()), device="cpu")
-        torch.set_num_threads(1)
         seed = run.config.seed * 100 + 3  # the stream this stage has always drawn (3, where its own would be 2)
-        table = chance_table.solve(chance_table.hand_outcomes(agent.act_batch, agent.rules, self.hands, seed), agent.rules)
+        table = solve_table(run.start_network(), self.hands, seed)
         made = run.stage_folder(self.name) / "chances.npz"
         made.parent.mkdir(parents=True, exist_ok=True)
         table.save(made)
         run.writer.add_scalar("table/scale", table.scale, int(run.clock()))
         return made
+
+
+def solve_table(network: Path, hands: int, seed: int) -> Chances:
+    """The table of win chances under ``network``'s play at every seat, from ``hands`` of its self-play."""
+    from agents.neural import NeuralAgent
+
+    agent = NeuralAgent(str(network), device="cpu")
+    torch.set_num_threads(1)
+    return chance_table.solve(chance_table.hand_outcomes(agent.act_batch, agent.rules, hands, seed), agent.rules)
 
 
 @dataclass
