@@ -51,7 +51,7 @@ register(
         "draws": int,
         "device": str,
     },
-    files={"net": NETWORKS, "beliefs": ("uniform",), "chances": ("chance",)},
+    files={"net": NETWORKS, "beliefs": ("uniform",), "chances": ("win_chances",)},
     bounds=SAMPLING
     | {
         "blend": Bounds(0, 100),  # the network's weight beside the search value

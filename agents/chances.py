@@ -3,7 +3,7 @@
 ``python -m train.chance_table`` makes one from a network's own hands (see that module); DMC's
 ``target: chance``, the rollouts of ``search`` (``chances=FILE``) and
 ``experiments/contract_regret.py --chances`` read it to value a hand by the change it makes to the
-team's chance of winning instead of by its margin. The kit ships one, ``chance`` (the table of the
+team's chance of winning instead of by its margin. The kit ships one, ``win_chances`` (the table of the
 built-in ``chance`` network's own play): wherever a table is asked for, that name gives it.
 """
 
@@ -16,6 +16,9 @@ import numpy as np
 
 from smear_env import SmearVectorEnv
 from smear_nets.shipped import CHANCES
+
+SHIPPED = "win_chances"
+"""The name that stands for the shipped table (``chances=win_chances``; ``chance`` is a network)."""
 
 FORMAT = "smear-chances/1"
 
@@ -63,9 +66,11 @@ class Chances:
 
     @classmethod
     def load(cls, path: str | Path) -> Chances:
-        """A table ``python -m train.chance_table`` wrote (``chance``: the shipped one); a ValueError naming the file
-        if it is not one."""
-        path = CHANCES if str(path) == "chance" else path
+        """A table ``python -m train.chance_table`` wrote (``win_chances``: the shipped one); a ValueError naming the
+        file if it is not one."""
+        if str(path) == "chance":
+            raise ValueError(f"chances=chance: the shipped table is {SHIPPED} since 0.4.0 (chance is a network)")
+        path = CHANCES if str(path) == SHIPPED else path
         try:
             with np.load(path) as data:
                 if str(data["format"]) != FORMAT:

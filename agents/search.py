@@ -7,7 +7,7 @@ its options changed by the keys given. The options, by the part of the search th
 * the contracts (bids, trump, discards): ``net`` (the network: a shipped name or a path), ``rollouts``;
 * the card play: ``samples``, ``seconds``, ``beliefs`` (a path, or ``uniform``), ``play_rollouts``, ``mix``,
   ``blend``, ``net_tricks``;
-* the rollouts: ``chances`` (a table, or ``chance``: the shipped one), ``infer``, ``draws``;
+* the rollouts: ``chances`` (a table, or ``win_chances``: the shipped one), ``infer``, ``draws``;
 * where it runs: ``device``.
 
 ========  =========================================================================
@@ -15,7 +15,7 @@ preset    options
 ========  =========================================================================
 pimc      samples=20, seconds=0.09, net=dmc, blend=0.5 (the others off)
 rollouts  net=distilled, rollouts=64, play_rollouts=64, mix=1
-chance    net=chance, rollouts=64, play_rollouts=64, mix=1, chances=chance
+chance    net=chance, rollouts=64, play_rollouts=64, mix=1, chances=win_chances
 ========  =========================================================================
 
 What each preset wins is measured in docs/results.md ("Search"), not here.
@@ -41,7 +41,7 @@ What each preset wins is measured in docs/results.md ("Search"), not here.
   value plus ``mix`` times the rollouts' (``mix`` default 0.5; at 1 no deal is solved). The
   rollouts measure what a card is worth against players who cannot see the cards; double-dummy
   values assume they can. With ``chances=FILE`` (a table of win chances, ``python -m
-  train.chance_table``; ``chance``: the shipped table of the ``chance`` network's play) the rollouts value a hand by the change it makes to the team's chance of
+  train.chance_table``; ``win_chances``: the shipped table of the ``chance`` network's play) the rollouts value a hand by the change it makes to the team's chance of
   winning the game (times the table's scale) instead of by its margin. With ``infer=T`` (default
   0: off) the rollouts' deals are drawn ``draws`` (default 4) times over and kept by how likely the
   other seats' bids, trump and cards are under the network's play on each (``agents.rollouts``:
@@ -92,7 +92,7 @@ PRESETS: dict[str, dict[str, object]] = {
     ),  # fmt: skip
 }
 PRESETS["rollouts"] = PRESETS["pimc"] | dict(net="distilled", rollouts=64, play_rollouts=64, mix=1.0)
-PRESETS["chance"] = PRESETS["rollouts"] | dict(net="chance", chances="chance")
+PRESETS["chance"] = PRESETS["rollouts"] | dict(net="chance", chances="win_chances")
 """The named settings of the table in the module docstring: each option's value."""
 ROLLED = (Phase.TRUMP, Phase.DISCARD)  # the contract decisions ``rollouts`` values (the bids stay the network's)
 

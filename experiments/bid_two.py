@@ -1,6 +1,6 @@
 """Is never bidding 2 right? A network's opening bids judged against bidding 2, by rollouts of its own play.
 
-Run: ``python experiments/bid_two.py [--net neural] [--positions 400] [--deals 256] [--chances chance] [--seed 0]``,
+Run: ``python experiments/bid_two.py [--net neural] [--positions 400] [--deals 256] [--chances win_chances] [--seed 0]``,
 or ``python experiments/bid_two.py --heard 20000 [--net neural] [--seed 2]`` for what the bidder has heard.
 
 A bid of 2 is open only to a seat before anyone has bid (R6: each bid beats the highest so far). The
@@ -134,7 +134,7 @@ def main() -> None:
     parser.add_argument("--net", default="neural", help="the network: a shipped name (neural, ...) or a checkpoint path")
     parser.add_argument("--positions", type=int, default=400, help="opening bids to judge (default 400)")
     parser.add_argument("--deals", type=int, default=256, help="rollouts per action (default 256)")
-    parser.add_argument("--chances", default="chance", help="the win-chance table (default: the shipped one)")
+    parser.add_argument("--chances", default="win_chances", help="the win-chance table (default: the shipped one)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
         "--heard", type=int, default=0, help="only what the bidders of this many contracts had heard from their partners"

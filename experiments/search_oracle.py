@@ -1,6 +1,6 @@
 """What the search would win if its rollouts were dealt the true hidden cards: the ceiling of its beliefs.
 
-Run: ``python experiments/search_oracle.py [--spec "search:net=neural,play_rollouts=64,rollouts=64,mix=1,chances=chance"]
+Run: ``python experiments/search_oracle.py [--spec "search:net=neural,play_rollouts=64,rollouts=64,mix=1,chances=win_chances"]
 [--opponent neural] [--games 400] [--seed 581] [--workers 2] [--know all|partner|opponents] [--when all|contract|play]``. The ``search`` agent of ``--spec``
 plays a duplicate match against ``--opponent`` (the deal sets and seats of ``smear-eval`` with the
 same seed), except that every deal its rollouts (and its PIMC) draw is the true one: the other
@@ -97,7 +97,7 @@ def play(
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--spec", default="search:net=neural,play_rollouts=64,rollouts=64,mix=1,chances=chance")
+    parser.add_argument("--spec", default="search:net=neural,play_rollouts=64,rollouts=64,mix=1,chances=win_chances")
     parser.add_argument("--opponent", default="neural")
     parser.add_argument("--games", type=int, default=400, help="games, an even number (default 400)")
     parser.add_argument("--seed", type=int, default=581)

@@ -20,8 +20,9 @@ NETWORKS["v0.3.0"] = FOLDER / "neural.pt"  # 0.3.0's neural, by a name that stay
 """The shipped networks by name (``v0.3.0``: the ``neural`` of release 0.3.0, the reference of the recipe's figures)."""
 BELIEFS = FOLDER / "beliefs.pt"
 """The learned model of where the hidden cards lie (``smear_nets`` kind ``beliefs``; ``search``'s default)."""
-CHANCES = FOLDER / "chance.npz"
-"""The table of win chances by score and dealer of the ``chance`` network's play (``agents.chances``)."""
+CHANCES = FOLDER / "win_chances.npz"
+"""The table of win chances by score and dealer of the ``chance`` network's play (``agents.chances``; a spec's
+``chances=win_chances``)."""
 
 
 def weights_path(name: str | Path) -> Path:

@@ -171,9 +171,11 @@ def test_the_shipped_chance_network_plays_the_cards_as_distilled_does():
     assert play.keys() == shipped.keys() and all(torch.equal(play[k], shipped[k]) for k in play)
     contracts = {k.removeprefix("contracts."): v for k, v in chance.network.state_dict().items() if k.startswith("contracts.")}
     assert any(not torch.equal(contracts[k], shipped[k]) for k in contracts)
-    table = Chances.load("chance")  # the shipped table of its play, by name wherever a table is asked for
+    table = Chances.load("win_chances")  # the shipped table of its play, by name wherever a table is asked for
     assert table.chance.shape == (4, 30, 30) and table.target_score == 15 and 10 < table.scale < 100
     assert 0.45 < table.chance[0, 15, 15] < 0.55 and table.chance[0, 29, 15] > 0.9  # 0-0 near even; 14-0 all but won
+    with pytest.raises(ValueError, match="the shipped table is win_chances since 0.4.0 \\(chance is a network\\)"):
+        Chances.load("chance")  # 0.3.0's name for the table, now the network's alone
 
 
 def test_export_average_is_a_model_soup_of_networks_of_one_kind(tmp_path, capsys):
@@ -234,7 +236,7 @@ def test_contract_regret_judges_the_card_play_too():
     refused by name with the choices."""
     script = Path(__file__).parent.parent / "experiments" / "contract_regret.py"
     run = subprocess.run(
-        [sys.executable, str(script), "--net", "chance", "--chances", "chance", "--phases", "play",
+        [sys.executable, str(script), "--net", "chance", "--chances", "win_chances", "--phases", "play",
          "--positions", "6", "--reference", "8", "--deals", "4"],
         capture_output=True, text=True, check=True, timeout=300,
     )  # fmt: skip

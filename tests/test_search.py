@@ -189,7 +189,7 @@ def test_r13_r15_distill_endgame_teaches_only_the_hands_that_can_end_the_game(tm
     view = seat_view(Game(rules, 0), 1)
     assert distill.endgame(replace(view, scores=(3, 11)), rules) and not distill.endgame(replace(view, scores=(10, 10)), rules)
     student = NeuralAgent(CHANCE, device="cpu")
-    made = distill.generate(tmp_path / "shard.npz", "search:net=chance,play_rollouts=2,mix=1,chances=chance", CHANCE,
+    made = distill.generate(tmp_path / "shard.npz", "search:net=chance,play_rollouts=2,mix=1,chances=win_chances", CHANCE,
                             seconds=6, seed=3, labelling=distill.Labelling(games=8, label_rate=1.0, own_rate=1.0))  # fmt: skip
     data = load_positions([tmp_path])
     assert made == len(data["obs"]) > 20
@@ -294,7 +294,7 @@ def test_teacher_loss_without_the_policy_term_is_the_squared_error_whose_minimum
     assert teacher_loss(shifted, labels, legal, 0.05, 0.1, policy_weight=0, mean_weight=0) < 1e-9
 
 
-@pytest.mark.parametrize("chances", [None, "chance"])
+@pytest.mark.parametrize("chances", [None, "win_chances"])
 def test_r8_r13_the_oracle_values_each_action_by_playing_the_hand_out_on_the_true_cards(chances):
     """``OracleTeacher``: each legal action's value is the network's own play of the hand from the position as
     it truly is: the same as a rollout of it dealt the true cards (``TrueDeal``), wherever that deal is the whole
@@ -581,7 +581,7 @@ def test_search_rollouts_value_hands_by_the_win_chance_with_a_table(tmp_path):
     agent = load_agent(f"search:rollouts=2,play_rollouts=2,mix=1,chances={tmp_path / 'c.npz'}")
     assert agent.rollouts.chances is not None and agent.play_rollouts.chances is not None
     assert load_agent("search:rollouts=2").rollouts.chances is None
-    agent = load_agent("search:net=chance,rollouts=2,chances=chance")  # the shipped network and its table, by name
+    agent = load_agent("search:net=chance,rollouts=2,chances=win_chances")  # the shipped network and its table, by name
     assert agent.network.path == CHANCE and np.array_equal(agent.rollouts.chances.chance, Chances.load(SHIPPED_CHANCES).chance)
     with pytest.raises(ValueError, match="give rollouts=R or play_rollouts=P"):
         load_agent(f"search:chances={tmp_path / 'c.npz'}")

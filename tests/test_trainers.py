@@ -318,7 +318,7 @@ def test_every_shipped_config_file_makes_a_valid_config(path):
     trainer = {"dmc": dmc, "ppo": ppo}[path.name.split("_")[0]]
     values = yaml.safe_load(path.read_text())
     if path.name == "dmc_contracts.yaml":  # a stage of the recipe, which gives it the network and the table it made
-        values |= {"init": "dmc", "chances": "chance"}
+        values |= {"init": "dmc", "chances": "win_chances"}
     if path.name == "dmc_recipe.yaml":  # a stage of the recipe, which gives it the time its learning rate falls over
         values |= {"decay_seconds": 600.0}
     config = from_mapping(trainer.Config, values)
@@ -372,7 +372,7 @@ def test_flags_are_applied_before_a_builtin_config_is_checked(name):
     from train.config import parse
 
     trainer = dmc if name.startswith("dmc_") else ppo
-    given = {"dmc_contracts": ["--init", "dmc", "--chances", "chance"]}.get(name, [])  # what the recipe gives it
+    given = {"dmc_contracts": ["--init", "dmc", "--chances", "win_chances"]}.get(name, [])  # what the recipe gives it
     config, _ = parse(trainer.Config, ["--config", name, "--max-seconds", "45", *given], "test", "test")
     assert config.max_seconds == 45
 

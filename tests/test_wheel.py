@@ -68,7 +68,7 @@ def test_the_wheel_carries_the_weights_and_the_builtin_configs(installed):
     wheel, _ = installed
     names = zipfile.ZipFile(wheel).namelist()
     assert {"smear_nets/weights/neural.pt", "smear_nets/weights/dmc.pt", "smear_nets/weights/beliefs.pt"} <= set(names)
-    assert {"smear_nets/weights/chance.pt", "smear_nets/weights/chance.npz"} <= set(names)
+    assert {"smear_nets/weights/chance.pt", "smear_nets/weights/win_chances.npz"} <= set(names)
     assert {"train/configs/dmc_quick.yaml", "train/configs/ppo_quick.yaml", "train/configs/sweep_dmc.yaml"} <= set(names)
     assert {"smear_apps/web/static/table.html", "smear_apps/web/static/table.js", "smear_apps/web/static/table.css"} <= set(names)
     assert not [n for n in names if n.startswith(("tests/", "docs/", "notebooks/", "configs/"))]

@@ -31,7 +31,7 @@ student's own values, so that each round's teacher is stronger (docs/search_and_
 Contracts: ``--teacher search:net=STUDENT,rollouts=64,net_tricks=6 --label-rate 1`` values each
 trump and discard by playing the hand out with the student at every seat over 64 deals
 (``agents.rollouts``) and leaves the bids and the card play to the student's own values, which anchor them.
-The game: ``--init chance --teacher search:net=chance,play_rollouts=64,mix=1,chances=chance --endgame 0.1
+The game: ``--init chance --teacher search:net=chance,play_rollouts=64,mix=1,chances=win_chances --endgame 0.1
 --label-rate 1`` teaches the card play valued by the win chance where the score makes it differ from the
 hand's margin, in the hands that can end the game (a team within 4 points of the target, R13 and R15);
 a share 0.1 of the other decisions is labelled with the student's own values, which hold its play there.

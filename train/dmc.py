@@ -71,7 +71,7 @@ class Config(RunConfig):
     target: Literal["hand", "game", "chance"] = "hand"
     """return of a decision: hand (the team's score difference for the hand), game (+1/-1 outcome) or chance (the change the hand makes to the team's chance of winning the game, from the table ``chances``)"""
     chances: str | None = None
-    """target chance: a table of win chances by score and dealer (python -m train.chance_table --out FILE; chance: the shipped one)"""
+    """target chance: a table of win chances by score and dealer (python -m train.chance_table --out FILE; win_chances: the shipped one)"""
     num_actors: int = 1
     """actors stepping games while this process learns (0: this process steps them too)"""
     actor_device: str | None = None

@@ -118,4 +118,4 @@ def load_oracle(spec: str, policy: NeuralAgent) -> OracleTeacher:
         return OracleTeacher(policy, None)
     if option and not option.startswith("chances="):
         raise ValueError(f"--teacher {spec}: the oracle takes chances=FILE or margin, not {option!r}")
-    return OracleTeacher(policy, Chances.load(option.removeprefix("chances=") or "chance"))
+    return OracleTeacher(policy, Chances.load(option.removeprefix("chances=") or "win_chances"))
