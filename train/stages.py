@@ -166,17 +166,18 @@ class DMCStage(Stage):
 
     def dmc_config(
         self, run: Context, deadline: float, init: str | None = None, hidden: tuple[int, ...] | None = None,
-        chances: str | None = None, folder: Path | None = None, seed_offset: int = 0,
+        chances: str | None = None, folder: Path | None = None, seed_offset: int = 0, since: float | None = None,
     ) -> dmc.Config:  # fmt: skip
         """The stage's DMC config: the file's, then the recipe's machine settings, the stage's own folder (or
-        ``folder``, a round's) and seed (``seed * 100 + stream``, plus ``seed_offset``), its time to ``deadline``,
-        and ``init``, ``hidden``, ``chances`` if given."""
+        ``folder``, a round's) and seed (``seed * 100 + stream``, plus ``seed_offset``), its time to ``deadline`` (a
+        learning rate that decays does so over the stage's whole time, or from ``since``, a round's start), and
+        ``init``, ``hidden``, ``chances`` if given."""
         with unchecked():  # checked once, with the recipe's values in
             base = from_mapping(dmc.Config, self.values())
         shared, folder = run.config, folder or run.stage_folder(self.name)
         decay = base.decay_seconds
         if base.learning_rate_end is not None and not decay:
-            decay = max(1.0, deadline - run.begin(self.name))  # the stage's whole time, resumes and all
+            decay = max(1.0, deadline - (run.begin(self.name) if since is None else since))  # resumes and all
         return dataclasses.replace(
             base, rules=shared.rules, run_name=folder.name, runs_dir=str(folder.parent),
             seed=shared.seed * 100 + self.stream + seed_offset, max_seconds=max(1.0, deadline - run.clock()), total_steps=10**15,
@@ -263,7 +264,8 @@ class Contracts(DMCStage):
                     solved.save(table)
             if not made.is_file():
                 config = self.dmc_config(run, end, init=str(init), hidden=start.network.hidden, chances=str(table),
-                                         folder=folder / "dmc" if part else None, seed_offset=1000 * (r - 1))  # fmt: skip
+                                         folder=folder / "dmc" if part else None, seed_offset=1000 * (r - 1),
+                                         since=end - (deadline - begin) / self.rounds)  # fmt: skip
                 contracts = self.train(run, config, folder / "contracts.pt" if part else None)
                 both = joined(start, load_checkpoint(contracts), str(play), str(contracts))
                 save_checkpoint(made, both.network, both.rules, both.model, stage=self.name)
